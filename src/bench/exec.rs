@@ -1,0 +1,104 @@
+//! The real [`Executor`]: one run is one `driver::run` over inputs opened once, with the same
+//! parallel driver, chunking and formatting as `ndq` itself. The output is formatted as JSON
+//! (what `ndq` writes to a pipe) into `io::sink()`, so formatting is timed and terminal
+//! writes are not. The clock is read just around the call.
+
+use std::io;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::Context as _;
+use ndq_query::Plan;
+use ndq_scan::Scanner;
+
+use super::Engine;
+use super::Loaded;
+use super::measure::{Executor, Sample};
+use super::stats::Counts;
+use crate::driver;
+
+/// Runs the compiled cases over the opened inputs.
+pub struct DriverExecutor {
+    inputs: driver::Inputs,
+    plans: Vec<Plan>,
+    scanner: Scanner,
+    threads: usize,
+}
+
+impl DriverExecutor {
+    /// Open (map) `paths` once for every run to come.
+    pub fn open(
+        paths: &[PathBuf],
+        plans: Vec<Plan>,
+        scanner: Scanner,
+        threads: usize,
+    ) -> anyhow::Result<DriverExecutor> {
+        let inputs = driver::Inputs::open(paths)?;
+        Ok(DriverExecutor {
+            inputs,
+            plans,
+            scanner,
+            threads,
+        })
+    }
+
+    fn options(&self, engine: Engine) -> driver::RunOptions {
+        driver::RunOptions {
+            threads: self.threads,
+            scanner: self.scanner,
+            engine: match engine {
+                Engine::Lazy => driver::Engine::Lazy,
+                Engine::Serde => driver::Engine::Serde,
+            },
+            strict: false,
+            ..driver::RunOptions::default()
+        }
+    }
+
+    fn run_plan(&self, plan: &Plan, engine: Engine) -> anyhow::Result<driver::Stats> {
+        driver::run(
+            &self.options(engine),
+            plan,
+            &self.inputs,
+            driver::Format::Json,
+            &mut io::sink(),
+        )
+    }
+
+    /// The first pass: count the events (and the lines that are not JSON objects) with
+    /// `select count(*)` on the lazy engine. It also brings the files into the page cache.
+    pub fn analyze(&mut self) -> anyhow::Result<Loaded> {
+        let plan = Plan::compile("select count(*)").context("compiling the counting query")?;
+        let stats = self.run_plan(&plan, Engine::Lazy)?;
+        Ok(Loaded {
+            events: events(&stats),
+            malformed: stats.malformed,
+            bytes: self.inputs.total_bytes(),
+        })
+    }
+}
+
+/// Lines that are JSON objects: every line read minus the malformed ones.
+fn events(stats: &driver::Stats) -> u64 {
+    stats.lines.saturating_sub(stats.malformed)
+}
+
+impl Executor for DriverExecutor {
+    fn run(&mut self, index: usize, engine: Engine) -> anyhow::Result<Sample> {
+        let plan = self
+            .plans
+            .get(index)
+            .with_context(|| format!("no case {index}"))?;
+        let start = Instant::now();
+        let stats = self.run_plan(plan, engine)?;
+        let elapsed = start.elapsed();
+        Ok(Sample {
+            elapsed,
+            counts: Counts {
+                events: events(&stats),
+                hits: stats.hits,
+                bytes: stats.bytes,
+            },
+        })
+    }
+}

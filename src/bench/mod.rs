@@ -1,0 +1,484 @@
+//! `ndq bench`: measure how fast ndq answers the queries of a cases file.
+//!
+//! ```text
+//! ndq bench --cases testdata/cases.txt [--runs 10] [--warmup 1] [--percentile 90]
+//!           [--engine lazy|serde|all] [--scanner auto|avx2|scalar] [-o table|json|md] INPUT...
+//! ```
+//!
+//! Every query is compiled before anything runs (a bad one is reported with its line number,
+//! exit 2). The inputs are opened (mapped) once and reused by every run. A first pass counts
+//! the events, then each case runs `warmup + runs` times per engine through the same parallel
+//! driver as `ndq` itself, its output formatted as JSON into a sink: formatting is counted,
+//! terminal writes are not. The `serde` engine is the baseline: every line parsed completely
+//! with `serde_json` into a `Value` and the same query run on it.
+//!
+//! Streams: the table (or JSON, Markdown) is the result and goes to stdout; the summary of
+//! what was loaded, the one line per finished case and the progress bar (only when stderr is
+//! a terminal) are diagnostics and go to stderr, so `-o json > figures.json` stays clean.
+//!
+//! Figures ([`stats`]): nearest-rank percentile of the run times, `+` = slowest − percentile,
+//! `-` = percentile − fastest, throughputs per second at the percentile's time, decimal units.
+
+mod cases;
+mod exec;
+mod measure;
+mod report;
+mod stats;
+
+use std::ffi::OsString;
+use std::io::{self, IsTerminal, Write};
+use std::path::PathBuf;
+
+use clap::{Parser, ValueEnum};
+
+use measure::{Progress, Schedule};
+use report::Setup;
+
+/// Which evaluation engine a run uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Engine {
+    /// ndq's own: the lazy scanner, reading only the keys the query needs.
+    Lazy,
+    /// The baseline: `serde_json` parses every line into a `Value`.
+    Serde,
+}
+
+impl Engine {
+    /// `lazy` or `serde`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Engine::Lazy => "lazy",
+            Engine::Serde => "serde",
+        }
+    }
+}
+
+const AFTER_HELP: &str = "\
+Each case runs WARMUP untimed and RUNS timed times (per engine, the engines interleaved).
+The table goes to stdout; the summary and progress go to stderr.
+
+Columns: pNN (+/-) is the run time at the percentile (nearest rank), + the slowest run minus
+it, - it minus the fastest; tp (events), tp (hits), tp (data) are events, matched events and
+input bytes per second at that time (K, M, G and KB, MB, GB are powers of 1000); hits is the
+share of events that matched `where`; speed-up (--engine all) is serde's time over lazy's.
+
+Examples:
+  ndq bench --cases testdata/cases.txt testdata/sample.ndjson
+  ndq bench --engine all --runs 5 --cases testdata/cases.txt logs-1g.ndjson
+  ndq bench -o json --cases testdata/cases.txt logs/ > figures.ndjson
+
+Exit status: 0 ok, 1 runtime error, 2 usage error or a bad query in the cases file.";
+
+/// Measure query speed: run each query of a cases file N times and report latency at a
+/// percentile and throughput.
+#[derive(Debug, Parser)]
+#[command(
+    name = "ndq bench",
+    bin_name = "ndq bench",
+    version,
+    after_long_help = AFTER_HELP
+)]
+pub struct BenchArgs {
+    /// File of queries, one per line (blank lines and `#` comments are skipped).
+    #[arg(long, value_name = "FILE")]
+    cases: PathBuf,
+
+    /// Timed runs per case and engine.
+    #[arg(long, value_name = "N", default_value_t = 10,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    runs: u32,
+
+    /// Untimed warm-up runs per case and engine, before the timed ones.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    warmup: u32,
+
+    /// Percentile of the run times to report, 0 < P <= 100.
+    #[arg(long, value_name = "P", default_value_t = 90.0, value_parser = parse_percentile)]
+    percentile: f64,
+
+    /// Engine: ndq's lazy scanner, the serde_json baseline, or both (adds a speed-up column).
+    #[arg(long, value_enum, default_value_t = EngineArg::Lazy)]
+    engine: EngineArg,
+
+    /// Pin the JSON scanner (avx2 on a CPU without AVX2 is an error).
+    #[arg(long, value_enum, default_value_t = ScannerArg::Auto)]
+    scanner: ScannerArg,
+
+    /// Worker threads [default: the number of CPUs].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    threads: Option<u32>,
+
+    /// Result format: an aligned table, one JSON object per case, or a Markdown table.
+    #[arg(short = 'o', long = "output", value_enum, default_value_t = OutputArg::Table)]
+    output: OutputArg,
+
+    /// Files or directories to read (the same inputs as `ndq`).
+    #[arg(value_name = "INPUT", required = true)]
+    inputs: Vec<PathBuf>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum EngineArg {
+    Lazy,
+    Serde,
+    All,
+}
+
+impl EngineArg {
+    fn engines(self) -> &'static [Engine] {
+        match self {
+            EngineArg::Lazy => &[Engine::Lazy],
+            EngineArg::Serde => &[Engine::Serde],
+            EngineArg::All => &[Engine::Lazy, Engine::Serde],
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum ScannerArg {
+    Auto,
+    Avx2,
+    Scalar,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum OutputArg {
+    Table,
+    Json,
+    Md,
+}
+
+fn parse_percentile(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(p) if p > 0.0 && p <= 100.0 => Ok(p),
+        _ => Err("must be a number with 0 < P <= 100".into()),
+    }
+}
+
+/// Why `ndq bench` stopped.
+enum Failure {
+    /// Bad arguments or cases (exit 2); the messages are already printed or in the string.
+    Usage(Vec<String>),
+    /// Something failed while running (exit 1).
+    Runtime(anyhow::Error),
+}
+
+impl From<anyhow::Error> for Failure {
+    fn from(e: anyhow::Error) -> Failure {
+        Failure::Runtime(e)
+    }
+}
+
+/// `ndq bench`: `args` is the command line after the program name, starting with `bench`.
+pub fn main(args: Vec<OsString>) -> std::process::ExitCode {
+    let args = match BenchArgs::try_parse_from(args) {
+        Ok(args) => args,
+        Err(e) => {
+            // Help and version go to stdout with status 0, errors to stderr with 2.
+            let _ = e.print();
+            return std::process::ExitCode::from(if e.use_stderr() { 2 } else { 0 });
+        }
+    };
+    match run(&args) {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(Failure::Usage(messages)) => {
+            for m in messages {
+                eprintln!("ndq: {m}");
+            }
+            std::process::ExitCode::from(2)
+        }
+        Err(Failure::Runtime(e)) => {
+            eprintln!("ndq: {e:#}");
+            std::process::ExitCode::from(1)
+        }
+    }
+}
+
+fn run(args: &BenchArgs) -> Result<(), Failure> {
+    let scanner = match args.scanner {
+        ScannerArg::Auto => ndq_scan::Scanner::detect(),
+        ScannerArg::Scalar => ndq_scan::Scanner::scalar(),
+        ScannerArg::Avx2 => ndq_scan::Scanner::avx2().ok_or_else(|| {
+            Failure::Usage(vec![
+                "--scanner avx2: this CPU does not support AVX2".into(),
+            ])
+        })?,
+    };
+    let threads = match args.threads {
+        Some(n) => n as usize,
+        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+    };
+
+    let cases_name = args.cases.display().to_string();
+    let text =
+        std::fs::read_to_string(&args.cases).map_err(|e| anyhow::anyhow!("{cases_name}: {e}"))?;
+    let cases = cases::parse(&text);
+    if cases.is_empty() {
+        return Err(Failure::Usage(vec![format!("{cases_name}: no queries")]));
+    }
+    let plans = cases::compile_all(&cases_name, &cases, ndq_query::Plan::compile)
+        .map_err(Failure::Usage)?;
+
+    let engines = args.engine.engines();
+    let mut exec = exec::DriverExecutor::open(&args.inputs, plans, scanner, threads)?;
+    let loaded = exec.analyze()?;
+    let setup = Setup {
+        percentile: args.percentile,
+        runs: args.runs as usize,
+        warmup: args.warmup as usize,
+        scanner: scanner.name().to_string(),
+        threads,
+    };
+    let stderr_tty = io::stderr().is_terminal();
+    eprint!(
+        "{}",
+        summary(
+            &args.inputs,
+            &loaded,
+            &cases_name,
+            cases.len(),
+            engines,
+            &setup
+        )
+    );
+
+    let schedule = Schedule {
+        runs: setup.runs,
+        warmup: setup.warmup,
+        percentile: setup.percentile,
+    };
+    let mut progress = Progress::new(io::stderr(), stderr_tty);
+    let results = measure::measure(&mut exec, &cases, engines, schedule, &mut progress)?;
+
+    let text = match args.output {
+        OutputArg::Table => report::table(&setup, &results),
+        OutputArg::Json => report::json(&setup, &results),
+        OutputArg::Md => report::markdown(&setup, &results),
+    };
+    let mut stdout = io::stdout().lock();
+    match stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        Ok(()) => Ok(()),
+        // A closed pipe (`| head`) is not an error.
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => Err(anyhow::Error::new(e).context("writing the results").into()),
+    }
+}
+
+/// What the first pass found in the inputs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Loaded {
+    /// Lines that are JSON objects.
+    pub events: u64,
+    /// Lines that are not (skipped by every run).
+    pub malformed: u64,
+    /// Bytes of input.
+    pub bytes: u64,
+}
+
+/// The lines printed before running, flaretl-style: what was loaded and how it will run.
+fn summary(
+    inputs: &[PathBuf],
+    loaded: &Loaded,
+    cases_name: &str,
+    cases: usize,
+    engines: &[Engine],
+    setup: &Setup,
+) -> String {
+    let names: Vec<String> = inputs.iter().map(|p| p.display().to_string()).collect();
+    let malformed = match loaded.malformed {
+        0 => String::new(),
+        1 => " (and 1 line that is not a JSON object, skipped)".to_string(),
+        n => format!(
+            " (and {} lines that are not JSON objects, skipped)",
+            grouped(n)
+        ),
+    };
+    let engines: Vec<&str> = engines.iter().map(|e| e.name()).collect();
+    let warmup = match setup.warmup {
+        0 => "no warm-up".to_string(),
+        1 => "after 1 warm-up".to_string(),
+        n => format!("after {n} warm-ups"),
+    };
+    format!(
+        "ndq: bench: inputs      {}\n\
+         ndq: bench: events      {}{malformed}\n\
+         ndq: bench: value data  {} bytes ({})\n\
+         ndq: bench: cases       {cases} from {cases_name}\n\
+         ndq: bench: runs        {} per case and engine, {warmup}; {} (nearest rank)\n\
+         ndq: bench: engine      {}; scanner {}; {} thread{}\n",
+        names.join(", "),
+        grouped(loaded.events),
+        grouped(loaded.bytes),
+        stats::bytes(loaded.bytes),
+        setup.runs,
+        stats::percentile_label(setup.percentile),
+        engines.join(" and "),
+        setup.scanner,
+        setup.threads,
+        if setup.threads == 1 { "" } else { "s" },
+    )
+}
+
+/// `1234567` as `1,234,567`.
+fn grouped(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn args_are_well_formed() {
+        BenchArgs::command().debug_assert();
+    }
+
+    fn parse(args: &[&str]) -> Result<BenchArgs, clap::Error> {
+        BenchArgs::try_parse_from(std::iter::once("bench").chain(args.iter().copied()))
+    }
+
+    #[test]
+    fn defaults() {
+        let a = parse(&["--cases", "c.txt", "a.ndjson", "dir"]).expect("valid");
+        assert_eq!(a.cases, PathBuf::from("c.txt"));
+        assert_eq!((a.runs, a.warmup, a.percentile), (10, 1, 90.0));
+        assert_eq!(a.engine, EngineArg::Lazy);
+        assert_eq!(a.scanner, ScannerArg::Auto);
+        assert_eq!(a.threads, None);
+        assert_eq!(a.output, OutputArg::Table);
+        assert_eq!(a.inputs, [PathBuf::from("a.ndjson"), PathBuf::from("dir")]);
+    }
+
+    #[test]
+    fn every_flag() {
+        let a = parse(&[
+            "--cases=c.txt",
+            "--runs",
+            "3",
+            "--warmup",
+            "0",
+            "--percentile",
+            "99.9",
+            "--engine",
+            "all",
+            "--scanner",
+            "scalar",
+            "--threads",
+            "2",
+            "-o",
+            "md",
+            "x.ndjson",
+        ])
+        .expect("valid");
+        assert_eq!((a.runs, a.warmup, a.percentile), (3, 0, 99.9));
+        assert_eq!(a.engine.engines(), [Engine::Lazy, Engine::Serde]);
+        assert_eq!(a.scanner, ScannerArg::Scalar);
+        assert_eq!(a.threads, Some(2));
+        assert_eq!(a.output, OutputArg::Md);
+        let j = parse(&["--cases", "c", "--output", "json", "--engine", "serde", "x"]).expect("ok");
+        assert_eq!(j.output, OutputArg::Json);
+        assert_eq!(j.engine.engines(), [Engine::Serde]);
+    }
+
+    #[test]
+    fn bad_arguments_are_usage_errors() {
+        for bad in [
+            &["x"][..],                                  // no --cases
+            &["--cases", "c"],                           // no input
+            &["--cases", "c", "--runs", "0", "x"],       // no timed run
+            &["--cases", "c", "--percentile", "0", "x"], // out of (0, 100]
+            &["--cases", "c", "--percentile", "100.1", "x"],
+            &["--cases", "c", "--percentile", "NaN", "x"],
+            &["--cases", "c", "--engine", "fast", "x"],
+            &["--cases", "c", "--scanner", "sse", "x"],
+            &["--cases", "c", "--threads", "0", "x"],
+            &["--cases", "c", "-o", "csv", "x"],
+        ] {
+            let err = parse(bad).expect_err(&format!("{bad:?} should fail"));
+            assert!(err.use_stderr(), "{bad:?}");
+            assert_eq!(err.exit_code(), 2, "{bad:?}");
+        }
+        assert_eq!(parse_percentile("100"), Ok(100.0));
+        assert_eq!(parse_percentile("0.5"), Ok(0.5));
+    }
+
+    #[test]
+    fn summary_lines() {
+        let setup = Setup {
+            percentile: 90.0,
+            runs: 5,
+            warmup: 1,
+            scanner: "avx2".into(),
+            threads: 2,
+        };
+        let loaded = Loaded {
+            events: 1_045_123,
+            malformed: 0,
+            bytes: 1_073_742_583,
+        };
+        let text = summary(
+            &[PathBuf::from("logs-1g.ndjson")],
+            &loaded,
+            "testdata/cases.txt",
+            5,
+            &[Engine::Lazy, Engine::Serde],
+            &setup,
+        );
+        assert_eq!(
+            text,
+            "ndq: bench: inputs      logs-1g.ndjson\n\
+             ndq: bench: events      1,045,123\n\
+             ndq: bench: value data  1,073,742,583 bytes (1.07 GB)\n\
+             ndq: bench: cases       5 from testdata/cases.txt\n\
+             ndq: bench: runs        5 per case and engine, after 1 warm-up; p90 (nearest rank)\n\
+             ndq: bench: engine      lazy and serde; scanner avx2; 2 threads\n"
+        );
+        let one = Setup {
+            warmup: 0,
+            threads: 1,
+            ..setup
+        };
+        let text = summary(
+            &[PathBuf::from("a"), PathBuf::from("b")],
+            &Loaded {
+                events: 7,
+                malformed: 2,
+                bytes: 999,
+            },
+            "c.txt",
+            1,
+            &[Engine::Lazy],
+            &one,
+        );
+        assert_eq!(
+            text,
+            "ndq: bench: inputs      a, b\n\
+             ndq: bench: events      7 (and 2 lines that are not JSON objects, skipped)\n\
+             ndq: bench: value data  999 bytes (999 B)\n\
+             ndq: bench: cases       1 from c.txt\n\
+             ndq: bench: runs        5 per case and engine, no warm-up; p90 (nearest rank)\n\
+             ndq: bench: engine      lazy; scanner avx2; 1 thread\n"
+        );
+    }
+
+    #[test]
+    fn grouped_digits() {
+        assert_eq!(grouped(0), "0");
+        assert_eq!(grouped(999), "999");
+        assert_eq!(grouped(1_000), "1,000");
+        assert_eq!(grouped(12_345_678), "12,345,678");
+        assert_eq!(grouped(u64::MAX), "18,446,744,073,709,551,615");
+    }
+}
