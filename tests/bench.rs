@@ -1,0 +1,320 @@
+//! `ndq bench` end to end (issue 5): a real benchmark on the committed sample with two runs,
+//! in every output format, checked for shape and for the counts it reports (never for
+//! timings); and a bad cases file, which must be reported by line before anything runs.
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use serde_json::Value;
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn sample() -> PathBuf {
+    root().join("testdata/sample.ndjson")
+}
+
+fn cases() -> PathBuf {
+    root().join("testdata/cases.txt")
+}
+
+/// Run `ndq bench ARGS...`.
+fn bench(args: &[&str]) -> Output {
+    assert_cmd::Command::new(env!("CARGO_BIN_EXE_ndq"))
+        .arg("bench")
+        .args(args)
+        .output()
+        .expect("ndq runs")
+}
+
+fn text(bytes: &[u8]) -> &str {
+    std::str::from_utf8(bytes).expect("utf-8 output")
+}
+
+/// Fail with the command's whole output when its status is not `code`.
+#[track_caller]
+fn assert_exit(out: &Output, code: i32, what: &str) {
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "{what}\n--- stdout\n```\n{}```\n--- stderr\n```\n{}```",
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+}
+
+fn path_arg(p: &Path) -> &str {
+    p.to_str().expect("utf-8 path")
+}
+
+/// What the sample holds, computed here with serde_json (independently of ndq).
+struct Expected {
+    events: u64,
+    elapsed_over_200: u64,
+    customers: u64,
+}
+
+fn expected() -> Expected {
+    let data = std::fs::read_to_string(sample()).expect("sample");
+    let mut e = Expected {
+        events: 0,
+        elapsed_over_200: 0,
+        customers: 0,
+    };
+    for line in data.lines().filter(|l| !l.trim().is_empty()) {
+        let Ok(Value::Object(obj)) = serde_json::from_str::<Value>(line) else {
+            continue;
+        };
+        e.events += 1;
+        if obj
+            .get("Elapsed")
+            .and_then(Value::as_f64)
+            .is_some_and(|x| x > 200.0)
+        {
+            e.elapsed_over_200 += 1;
+        }
+        if obj
+            .get("Message")
+            .and_then(Value::as_str)
+            .is_some_and(|m| m.contains("/api/customers"))
+        {
+            e.customers += 1;
+        }
+    }
+    e
+}
+
+/// The queries of the cases file, in order.
+fn case_queries() -> Vec<String> {
+    std::fs::read_to_string(cases())
+        .expect("cases file")
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(String::from)
+        .collect()
+}
+
+#[test]
+fn issue_5_cases_file_has_the_datalust_cases() {
+    let queries = case_queries();
+    assert!(queries.contains(&"select Message from stream where Elapsed > 200".to_string()));
+    assert!(
+        queries
+            .contains(&"select Message from stream where match(Message, '/api/customers')".into())
+    );
+    assert!(queries.contains(&"select sum(Elapsed), count(*) from stream".into()));
+    assert!(queries.iter().any(|q| q.contains("group by @l")));
+    assert!(queries.iter().any(|q| q.contains("limit")));
+}
+
+#[test]
+fn issue_5_json_all_engines_on_the_sample() {
+    let out = bench(&[
+        "--cases",
+        path_arg(&cases()),
+        "--runs",
+        "2",
+        "--engine",
+        "all",
+        "--threads",
+        "2",
+        "-o",
+        "json",
+        path_arg(&sample()),
+    ]);
+    assert_exit(&out, 0, "bench --engine all -o json");
+    let want = expected();
+    let queries = case_queries();
+    let objs: Vec<Value> = text(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("each stdout line is a JSON object"))
+        .collect();
+    assert_eq!(objs.len(), queries.len(), "one object per case");
+    for (i, (obj, query)) in objs.iter().zip(&queries).enumerate() {
+        assert_eq!(obj["case"].as_u64(), Some(i as u64 + 1));
+        assert_eq!(obj["query"].as_str(), Some(query.as_str()));
+        assert_eq!(obj["runs"].as_u64(), Some(2));
+        assert_eq!(obj["threads"].as_u64(), Some(2));
+        for engine in ["lazy", "serde"] {
+            let f = &obj[engine];
+            assert_eq!(
+                f["runs_ns"].as_array().map(Vec::len),
+                Some(2),
+                "{engine}: {obj}"
+            );
+            assert_eq!(f["events"].as_u64(), Some(want.events), "{engine}: {query}");
+            let (p, min, max) = (&f["p_ns"], &f["min_ns"], &f["max_ns"]);
+            let (p, min, max) = (p.as_u64(), min.as_u64(), max.as_u64());
+            assert!(min <= p && p <= max && min.is_some(), "{engine}: {obj}");
+        }
+        assert_eq!(
+            obj["lazy"]["hits"], obj["serde"]["hits"],
+            "the engines agree on {query}"
+        );
+        assert!(obj["speedup"].as_f64().is_some_and(|s| s > 0.0), "{obj}");
+    }
+    let hits = |q: &str| {
+        let i = queries.iter().position(|x| x == q).expect("case present");
+        objs[i]["lazy"]["hits"].as_u64()
+    };
+    assert_eq!(
+        hits("select Message from stream where Elapsed > 200"),
+        Some(want.elapsed_over_200)
+    );
+    assert_eq!(
+        hits("select Message from stream where match(Message, '/api/customers')"),
+        Some(want.customers)
+    );
+    assert_eq!(
+        hits("select sum(Elapsed), count(*) from stream"),
+        Some(want.events)
+    );
+
+    // The diagnostics: the summary first, then one line per case.
+    let err = text(&out.stderr);
+    let lines: Vec<&str> = err.lines().collect();
+    assert!(
+        lines[0].starts_with("ndq: bench: inputs ") && lines[0].ends_with("sample.ndjson"),
+        "{err}"
+    );
+    assert_eq!(
+        lines[1],
+        format!("ndq: bench: events      {}", want.events),
+        "{err}"
+    );
+    assert!(lines[2].starts_with("ndq: bench: value data  "), "{err}");
+    assert!(
+        lines[4].starts_with("ndq: bench: runs        2 per case"),
+        "{err}"
+    );
+    assert!(
+        lines[5].starts_with("ndq: bench: engine      lazy and serde; scanner "),
+        "{err}"
+    );
+    for (i, query) in queries.iter().enumerate() {
+        let prefix = format!("ndq: bench: case {}/{}: lazy p90 ", i + 1, queries.len());
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.starts_with(&prefix) && l.ends_with(query.as_str())),
+            "no progress line for case {}\n{err}",
+            i + 1
+        );
+    }
+    assert!(!err.contains("disagree"), "{err}");
+}
+
+#[test]
+fn issue_5_table_and_markdown() {
+    let queries = case_queries();
+    for (format, rule) in [("table", "|------|"), ("md", "|-----:|")] {
+        let out = bench(&[
+            "--cases",
+            path_arg(&cases()),
+            "--runs",
+            "2",
+            "--percentile",
+            "50",
+            "-o",
+            format,
+            path_arg(&sample()),
+        ]);
+        assert_exit(&out, 0, format);
+        let stdout = text(&out.stdout);
+        let lines: Vec<&str> = stdout.lines().collect();
+        assert_eq!(lines.len(), 2 + queries.len(), "{stdout}");
+        let header: Vec<&str> = lines[0].split('|').map(str::trim).collect();
+        assert_eq!(
+            header,
+            [
+                "",
+                "case",
+                "p50 (+/-)",
+                "tp (events)",
+                "tp (hits)",
+                "hits",
+                "tp (data)",
+                "query",
+                ""
+            ],
+            "{stdout}"
+        );
+        assert!(lines[1].starts_with(rule), "{stdout}");
+        let width = lines[0].chars().count();
+        for (row, query) in lines[2..].iter().zip(&queries) {
+            assert_eq!(row.chars().count(), width, "aligned\n{stdout}");
+            assert!(row.contains(query.as_str()), "{stdout}");
+            let cells: Vec<&str> = row.split(" | ").map(str::trim).collect();
+            assert!(
+                cells[2].ends_with("/s") && cells[5].ends_with("B/s"),
+                "{stdout}"
+            );
+        }
+    }
+}
+
+#[test]
+fn issue_5_bad_cases_are_reported_by_line_before_running() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let cases = dir.path().join("cases.txt");
+    std::fs::write(
+        &cases,
+        "# comment\nselect Message\n\nselect Message frm stream\nselect count(*)\nselect x where\n",
+    )
+    .expect("write cases");
+    let out = bench(&["--cases", path_arg(&cases), path_arg(&sample())]);
+    assert_exit(&out, 2, "a bad query is a usage error");
+    assert_eq!(text(&out.stdout), "");
+    let err = text(&out.stderr);
+    assert!(err.contains("cases.txt:4: invalid query"), "{err}");
+    assert!(err.contains("cases.txt:6: invalid query"), "{err}");
+    assert!(!err.contains("cases.txt:2:"), "{err}");
+    assert!(!err.contains("ndq: bench: inputs"), "nothing ran\n{err}");
+}
+
+#[test]
+fn issue_5_usage_errors() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let empty = dir.path().join("empty.txt");
+    std::fs::write(&empty, "# nothing here\n\n").expect("write");
+    let out = bench(&["--cases", path_arg(&empty), path_arg(&sample())]);
+    assert_exit(&out, 2, "a cases file without queries");
+    assert!(
+        text(&out.stderr).contains("no queries"),
+        "{}",
+        text(&out.stderr)
+    );
+
+    for args in [
+        &[
+            "--cases",
+            path_arg(&cases()),
+            "--percentile",
+            "0",
+            path_arg(&sample()),
+        ][..],
+        &[
+            "--cases",
+            path_arg(&cases()),
+            "--runs",
+            "0",
+            path_arg(&sample()),
+        ],
+        &["--cases", path_arg(&cases())],
+    ] {
+        let out = bench(args);
+        assert_exit(&out, 2, &format!("{args:?}"));
+        assert_eq!(text(&out.stdout), "");
+    }
+
+    let missing = dir.path().join("missing.txt");
+    let out = bench(&["--cases", path_arg(&missing), path_arg(&sample())]);
+    assert_exit(&out, 1, "an unreadable cases file is a runtime error");
+    assert!(
+        text(&out.stderr).starts_with("ndq: "),
+        "{}",
+        text(&out.stderr)
+    );
+}
