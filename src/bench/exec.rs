@@ -16,13 +16,14 @@ use super::Loaded;
 use super::measure::{Executor, Sample};
 use super::stats::Counts;
 use crate::driver;
+use crate::input::Source;
 
 /// Runs the compiled cases over the opened inputs.
 pub struct DriverExecutor {
     inputs: driver::Inputs,
     plans: Vec<Plan>,
-    scanner: Scanner,
-    threads: usize,
+    lazy: driver::RunOptions,
+    serde: driver::RunOptions,
 }
 
 impl DriverExecutor {
@@ -34,30 +35,47 @@ impl DriverExecutor {
         threads: usize,
     ) -> anyhow::Result<DriverExecutor> {
         let inputs = driver::Inputs::open(paths)?;
+        // No progress bar from the driver: bench draws its own, across runs.
+        let lazy = driver::RunOptions {
+            threads,
+            scanner,
+            engine: driver::Engine::Lazy,
+            strict: false,
+            progress: false,
+            color: false,
+            ..driver::RunOptions::default()
+        };
+        let serde = driver::RunOptions {
+            engine: driver::Engine::Serde,
+            ..lazy.clone()
+        };
         Ok(DriverExecutor {
             inputs,
             plans,
-            scanner,
-            threads,
+            lazy,
+            serde,
         })
     }
 
-    fn options(&self, engine: Engine) -> driver::RunOptions {
-        driver::RunOptions {
-            threads: self.threads,
-            scanner: self.scanner,
-            engine: match engine {
-                Engine::Lazy => driver::Engine::Lazy,
-                Engine::Serde => driver::Engine::Serde,
-            },
-            strict: false,
-            ..driver::RunOptions::default()
-        }
+    /// The first input that cannot be read again from its start (standard input, a pipe), by
+    /// name: every run reads the inputs anew.
+    pub fn unrepeatable(&self) -> Option<&str> {
+        self.inputs
+            .list
+            .iter()
+            .find_map(|input| match input.source {
+                Source::Stdin | Source::Stream { rewind: false, .. } => Some(input.name.as_str()),
+                Source::Mapped(_) | Source::Stream { rewind: true, .. } => None,
+            })
     }
 
     fn run_plan(&self, plan: &Plan, engine: Engine) -> anyhow::Result<driver::Stats> {
+        let opts = match engine {
+            Engine::Lazy => &self.lazy,
+            Engine::Serde => &self.serde,
+        };
         driver::run(
-            &self.options(engine),
+            opts,
             plan,
             &self.inputs,
             driver::Format::Json,
@@ -73,7 +91,8 @@ impl DriverExecutor {
         Ok(Loaded {
             events: events(&stats),
             malformed: stats.malformed,
-            bytes: self.inputs.total_bytes(),
+            // What the queries read: decompressed bytes for compressed inputs.
+            bytes: stats.bytes,
         })
     }
 }

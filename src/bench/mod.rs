@@ -221,6 +221,12 @@ fn run(args: &BenchArgs) -> Result<(), Failure> {
 
     let engines = args.engine.engines();
     let mut exec = exec::DriverExecutor::open(&args.inputs, plans, scanner, threads)?;
+    if let Some(name) = exec.unrepeatable() {
+        return Err(Failure::Usage(vec![format!(
+            "{name}: ndq bench reads its inputs once per run; standard input and pipes \
+             cannot be read again (save them to a file)"
+        )]));
+    }
     let loaded = exec.analyze()?;
     let setup = Setup {
         percentile: args.percentile,
