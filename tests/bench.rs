@@ -144,15 +144,23 @@ fn issue_5_json_all_engines_on_the_sample() {
                 Some(2),
                 "{engine}: {obj}"
             );
-            assert_eq!(f["events"].as_u64(), Some(want.events), "{engine}: {query}");
+            if query.contains("limit") {
+                let n = f["events"].as_u64().expect("events");
+                assert!(n > 0 && n <= want.events, "{engine}: {query}: {n}");
+            } else {
+                assert_eq!(f["events"].as_u64(), Some(want.events), "{engine}: {query}");
+            }
             let (p, min, max) = (&f["p_ns"], &f["min_ns"], &f["max_ns"]);
             let (p, min, max) = (p.as_u64(), min.as_u64(), max.as_u64());
             assert!(min <= p && p <= max && min.is_some(), "{engine}: {obj}");
         }
-        assert_eq!(
-            obj["lazy"]["hits"], obj["serde"]["hits"],
-            "the engines agree on {query}"
-        );
+        // With `limit`, a run may stop early, wherever its chunks got to: no exact counts.
+        if !query.contains("limit") {
+            assert_eq!(
+                obj["lazy"]["hits"], obj["serde"]["hits"],
+                "the engines agree on {query}"
+            );
+        }
         assert!(obj["speedup"].as_f64().is_some_and(|s| s > 0.0), "{obj}");
     }
     let hits = |q: &str| {

@@ -12,6 +12,9 @@ pub struct Case {
     pub line: usize,
     /// The query, without surrounding whitespace.
     pub query: String,
+    /// The query has a `limit`, so a run may stop reading early and its event and hit counts
+    /// depend on where it stopped (chunk timing): they are not compared between engines.
+    pub limited: bool,
 }
 
 /// The queries of a cases file, in file order.
@@ -24,6 +27,7 @@ pub fn parse(text: &str) -> Vec<Case> {
             (!query.is_empty() && !query.starts_with('#')).then(|| Case {
                 line: i + 1,
                 query: query.to_string(),
+                limited: false,
             })
         })
         .collect()
@@ -61,6 +65,7 @@ mod tests {
         Case {
             line,
             query: query.into(),
+            limited: false,
         }
     }
 
