@@ -1,0 +1,216 @@
+//! The command line as the user typed it (clap derive). Nothing here probes the environment;
+//! [`crate::config`] turns [`Args`] into the resolved configuration.
+
+use std::path::PathBuf;
+
+use clap::{Parser, ValueEnum};
+
+const AFTER_LONG_HELP: &str = "\
+Examples:
+  ndq 'select count(*) where Elapsed > 200' logs/app.ndjson
+  ndq 'select @l, count(*), avg(Elapsed) group by @l' logs/
+  ndq 'where StatusCode >= 500 limit 10' app.ndjson.zst
+  kubectl logs my-pod | ndq -o csv 'select @t, Message where @l = ''Error'''
+  n=$(ndq -o raw 'select count(*)' app.ndjson)
+
+The query language: see QUERY.md (select, where, group by, order by, limit; like, in, is
+null, match(); count, sum, avg, min, max, percentile, count_distinct).
+
+Inputs: files in the order given; `-` or none for standard input; a directory for every
+regular file below it (sorted); `.gz` and `.zst` files are decompressed.
+
+Lines that are not JSON objects are skipped, counted, and reported once at the end with the
+first FILE:LINE (`--strict` makes the first one an error). Blank lines, CRLF line ends and a
+UTF-8 byte-order mark are fine.
+
+Environment: NDQ_SCANNER=auto|scalar|avx2 pins the JSON scanner (auto by default);
+NO_COLOR turns colour off in the progress bar.
+
+Exit status:
+  0  success (also when the output pipe is closed early, as by `| head`)
+  1  runtime error: an input missing or unreadable, a bad line under --strict, a write error
+  2  usage error or a query error (the query is shown with a caret under the problem)";
+
+/// Fast queries over line-delimited JSON (NDJSON) logs.
+///
+/// Runs QUERY over the INPUT files (or standard input) and prints the result: one JSON object
+/// per row when stdout is not a terminal, an aligned table when it is.
+#[derive(Debug, Parser)]
+#[command(name = "ndq", version, after_long_help = AFTER_LONG_HELP)]
+pub struct Args {
+    /// The query, e.g. 'select Message where Elapsed > 200'.
+    #[arg(value_name = "QUERY")]
+    pub query: String,
+
+    /// Files or directories to read; `-` or none for standard input.
+    #[arg(value_name = "INPUT")]
+    pub inputs: Vec<PathBuf>,
+
+    /// Output format [default: table on a terminal, json otherwise].
+    ///
+    /// json: one object per row, keys in select order; table: aligned columns; csv (RFC 4180)
+    /// and tsv: with a header; raw: values alone, tab-separated, no header. `select *` writes
+    /// matching lines unchanged in every format.
+    #[arg(short = 'o', long = "output", value_enum, value_name = "FORMAT")]
+    pub output: Option<OutputArg>,
+
+    /// Worker threads [default: all cores].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub threads: Option<u32>,
+
+    /// Make the first line that is not a JSON object an error (exit 1).
+    ///
+    /// Without it such lines are skipped and counted, with one warning at the end.
+    #[arg(long)]
+    pub strict: bool,
+
+    /// Print one line of statistics on stderr after the run.
+    ///
+    /// Lines scanned, hits (lines that passed `where`), malformed lines, bytes, seconds and
+    /// MB/s.
+    #[arg(long)]
+    pub stats: bool,
+
+    /// Never show the progress bar.
+    ///
+    /// It is shown only on a terminal (stderr) and only for runs long enough to matter.
+    #[arg(long)]
+    pub no_progress: bool,
+
+    /// Pin the JSON scanner (for tests, benchmarks and bug reports).
+    #[arg(long, value_enum, value_name = "SCANNER", hide = true)]
+    pub scanner: Option<ScannerArg>,
+
+    /// Evaluation engine: the lazy scanner, or serde_json per line (the baseline).
+    #[arg(long, value_enum, default_value_t = EngineArg::Lazy, hide = true)]
+    pub engine: EngineArg,
+}
+
+/// `-o/--output`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum OutputArg {
+    /// One JSON object per row.
+    Json,
+    /// Aligned columns with a header.
+    Table,
+    /// Comma-separated, RFC 4180 quoting, with a header.
+    Csv,
+    /// Tab-separated, backslash escapes, with a header.
+    Tsv,
+    /// Values alone, tab-separated, no header.
+    Raw,
+}
+
+/// `--scanner` (hidden).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ScannerArg {
+    /// AVX2 when the CPU has it.
+    Auto,
+    /// The portable scanner.
+    Scalar,
+    /// The AVX2 scanner (an error on a CPU without AVX2).
+    Avx2,
+}
+
+impl ScannerArg {
+    /// The name `ndq_scan::Scanner::from_name` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            ScannerArg::Auto => "auto",
+            ScannerArg::Scalar => "scalar",
+            ScannerArg::Avx2 => "avx2",
+        }
+    }
+}
+
+/// `--engine` (hidden).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum EngineArg {
+    /// ndq's lazy scanner.
+    Lazy,
+    /// serde_json, every line parsed completely.
+    Serde,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    fn parse(args: &[&str]) -> Result<Args, clap::Error> {
+        Args::try_parse_from(std::iter::once("ndq").chain(args.iter().copied()))
+    }
+
+    #[test]
+    fn args_are_well_formed() {
+        Args::command().debug_assert();
+    }
+
+    #[test]
+    fn query_and_inputs() {
+        let a = parse(&["select *", "a.ndjson", "-", "dir"]).unwrap();
+        assert_eq!(a.query, "select *");
+        assert_eq!(
+            a.inputs,
+            [
+                PathBuf::from("a.ndjson"),
+                PathBuf::from("-"),
+                PathBuf::from("dir")
+            ]
+        );
+        let a = parse(&["select *"]).unwrap();
+        assert!(a.inputs.is_empty());
+        assert!(parse(&[]).is_err(), "the query is required");
+    }
+
+    #[test]
+    fn flag_output() {
+        assert_eq!(parse(&["q"]).unwrap().output, None);
+        for (name, want) in [
+            ("json", OutputArg::Json),
+            ("table", OutputArg::Table),
+            ("csv", OutputArg::Csv),
+            ("tsv", OutputArg::Tsv),
+            ("raw", OutputArg::Raw),
+        ] {
+            assert_eq!(parse(&["-o", name, "q"]).unwrap().output, Some(want));
+            assert_eq!(parse(&["q", "--output", name]).unwrap().output, Some(want));
+        }
+        let err = parse(&["-o", "xml", "q"]).unwrap_err();
+        assert_eq!(err.exit_code(), 2);
+    }
+
+    #[test]
+    fn flag_threads() {
+        assert_eq!(parse(&["q"]).unwrap().threads, None);
+        assert_eq!(parse(&["--threads", "3", "q"]).unwrap().threads, Some(3));
+        assert!(parse(&["--threads", "0", "q"]).is_err());
+        assert!(parse(&["--threads", "x", "q"]).is_err());
+    }
+
+    #[test]
+    fn flag_switches() {
+        let a = parse(&["q"]).unwrap();
+        assert!(!a.strict && !a.stats && !a.no_progress);
+        let a = parse(&["--strict", "--stats", "--no-progress", "q"]).unwrap();
+        assert!(a.strict && a.stats && a.no_progress);
+    }
+
+    #[test]
+    fn flag_scanner_and_engine_hidden() {
+        assert_eq!(parse(&["q"]).unwrap().scanner, None);
+        assert_eq!(
+            parse(&["--scanner", "scalar", "q"]).unwrap().scanner,
+            Some(ScannerArg::Scalar)
+        );
+        assert!(parse(&["--scanner", "sse", "q"]).is_err());
+        assert_eq!(parse(&["q"]).unwrap().engine, EngineArg::Lazy);
+        assert_eq!(
+            parse(&["--engine", "serde", "q"]).unwrap().engine,
+            EngineArg::Serde
+        );
+        let help = Args::command().render_long_help().to_string();
+        assert!(!help.contains("--scanner") && !help.contains("--engine"));
+        assert!(help.contains("Exit status:"));
+    }
+}

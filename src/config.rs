@@ -1,0 +1,234 @@
+//! The resolved configuration of a run: [`crate::cli::Args`] plus everything probed from the
+//! environment (whether stdout and stderr are terminals, `NO_COLOR`, `NDQ_SCANNER`, the number
+//! of cores, the CPU's AVX2). All probing happens here, once; the rest of the program takes a
+//! [`Config`].
+
+use std::path::PathBuf;
+
+use ndq_scan::Scanner;
+
+use crate::cli::{Args, EngineArg, OutputArg};
+use crate::driver::Engine;
+use crate::output::Format;
+
+/// What the environment looks like (separated out so tests can fake it).
+#[derive(Clone, Debug, Default)]
+pub struct Env {
+    /// stdout is a terminal.
+    pub stdout_tty: bool,
+    /// stderr is a terminal.
+    pub stderr_tty: bool,
+    /// `NO_COLOR` (set and non-empty turns colour off).
+    pub no_color: Option<String>,
+    /// `TERM`.
+    pub term: Option<String>,
+    /// `NDQ_SCANNER`.
+    pub scanner: Option<String>,
+    /// Cores available.
+    pub cores: usize,
+}
+
+impl Env {
+    /// The real environment.
+    pub fn probe() -> Env {
+        use std::io::IsTerminal as _;
+        let var = |name| std::env::var(name).ok();
+        Env {
+            stdout_tty: std::io::stdout().is_terminal(),
+            stderr_tty: std::io::stderr().is_terminal(),
+            no_color: var("NO_COLOR"),
+            term: var("TERM"),
+            scanner: var("NDQ_SCANNER"),
+            cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
+        }
+    }
+}
+
+/// Everything a run needs to know.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// The query text.
+    pub query: String,
+    /// The inputs as given (empty: standard input).
+    pub inputs: Vec<PathBuf>,
+    /// The output format.
+    pub format: Format,
+    /// Worker threads.
+    pub threads: usize,
+    /// The JSON scanner.
+    pub scanner: Scanner,
+    /// The evaluation engine.
+    pub engine: Engine,
+    /// `--strict`.
+    pub strict: bool,
+    /// `--stats`.
+    pub stats: bool,
+    /// Whether a progress bar may be shown (stderr is a terminal and no `--no-progress`).
+    pub progress: bool,
+    /// Whether stderr may be coloured (terminal, `NO_COLOR` unset or empty, `TERM` not dumb).
+    pub color: bool,
+}
+
+impl Config {
+    /// Resolve `args` in `env`. The error is a usage error (exit 2).
+    pub fn new(args: Args, env: &Env) -> Result<Config, String> {
+        let format = match args.output {
+            Some(OutputArg::Json) => Format::Json,
+            Some(OutputArg::Table) => Format::Table,
+            Some(OutputArg::Csv) => Format::Csv,
+            Some(OutputArg::Tsv) => Format::Tsv,
+            Some(OutputArg::Raw) => Format::Raw,
+            None if env.stdout_tty => Format::Table,
+            None => Format::Json,
+        };
+        let scanner = match (args.scanner, env.scanner.as_deref()) {
+            (Some(flag), _) => scanner(flag.name(), "--scanner")?,
+            (None, Some(name)) if !name.is_empty() => scanner(name, "NDQ_SCANNER")?,
+            (None, _) => Scanner::detect(),
+        };
+        let color = env.stderr_tty
+            && env.no_color.as_deref().is_none_or(str::is_empty)
+            && env.term.as_deref() != Some("dumb");
+        Ok(Config {
+            query: args.query,
+            inputs: args.inputs,
+            format,
+            threads: args.threads.map_or(env.cores.max(1), |n| n as usize),
+            scanner,
+            engine: match args.engine {
+                EngineArg::Lazy => Engine::Lazy,
+                EngineArg::Serde => Engine::Serde,
+            },
+            strict: args.strict,
+            stats: args.stats,
+            progress: env.stderr_tty && !args.no_progress,
+            color,
+        })
+    }
+}
+
+fn scanner(name: &str, what: &str) -> Result<Scanner, String> {
+    match Scanner::from_name(name) {
+        Some(s) => Ok(s),
+        None if name == "avx2" => Err(format!("{what} avx2: this CPU does not support AVX2")),
+        None => Err(format!(
+            "{what}: unknown scanner '{name}' (expected auto, scalar or avx2)"
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser as _;
+
+    fn config(args: &[&str], env: &Env) -> Result<Config, String> {
+        let args = Args::try_parse_from(std::iter::once("ndq").chain(args.iter().copied()))
+            .expect("valid args");
+        Config::new(args, env)
+    }
+
+    fn env() -> Env {
+        Env {
+            cores: 4,
+            ..Env::default()
+        }
+    }
+
+    #[test]
+    fn output_default_follows_stdout() {
+        assert_eq!(config(&["q"], &env()).unwrap().format, Format::Json);
+        let tty = Env {
+            stdout_tty: true,
+            ..env()
+        };
+        assert_eq!(config(&["q"], &tty).unwrap().format, Format::Table);
+        assert_eq!(
+            config(&["-o", "csv", "q"], &tty).unwrap().format,
+            Format::Csv
+        );
+        assert_eq!(
+            config(&["-o", "raw", "q"], &env()).unwrap().format,
+            Format::Raw
+        );
+    }
+
+    #[test]
+    fn threads_default_to_cores() {
+        assert_eq!(config(&["q"], &env()).unwrap().threads, 4);
+        assert_eq!(config(&["--threads", "1", "q"], &env()).unwrap().threads, 1);
+        let none = Env { cores: 0, ..env() };
+        assert_eq!(config(&["q"], &none).unwrap().threads, 1);
+    }
+
+    #[test]
+    fn scanner_flag_beats_env() {
+        let scalar_env = Env {
+            scanner: Some("scalar".into()),
+            ..env()
+        };
+        assert_eq!(
+            config(&["q"], &scalar_env).unwrap().scanner,
+            Scanner::Scalar
+        );
+        assert_eq!(
+            config(&["--scanner", "auto", "q"], &scalar_env)
+                .unwrap()
+                .scanner,
+            Scanner::detect()
+        );
+        assert_eq!(config(&["q"], &env()).unwrap().scanner, Scanner::detect());
+        let bad = Env {
+            scanner: Some("sse9".into()),
+            ..env()
+        };
+        let err = config(&["q"], &bad).unwrap_err();
+        assert!(err.contains("NDQ_SCANNER") && err.contains("sse9"), "{err}");
+        let empty = Env {
+            scanner: Some(String::new()),
+            ..env()
+        };
+        assert_eq!(config(&["q"], &empty).unwrap().scanner, Scanner::detect());
+    }
+
+    #[test]
+    fn progress_and_color_need_a_terminal() {
+        let c = config(&["q"], &env()).unwrap();
+        assert!(!c.progress && !c.color);
+        let tty = Env {
+            stderr_tty: true,
+            ..env()
+        };
+        let c = config(&["q"], &tty).unwrap();
+        assert!(c.progress && c.color);
+        assert!(!config(&["--no-progress", "q"], &tty).unwrap().progress);
+        let no_color = Env {
+            no_color: Some("1".into()),
+            ..tty.clone()
+        };
+        assert!(!config(&["q"], &no_color).unwrap().color);
+        let empty = Env {
+            no_color: Some(String::new()),
+            ..tty.clone()
+        };
+        assert!(config(&["q"], &empty).unwrap().color);
+        let dumb = Env {
+            term: Some("dumb".into()),
+            ..tty
+        };
+        assert!(!config(&["q"], &dumb).unwrap().color);
+    }
+
+    #[test]
+    fn flags_carry_over() {
+        let c = config(
+            &["--strict", "--stats", "--engine", "serde", "q", "a"],
+            &env(),
+        )
+        .unwrap();
+        assert!(c.strict && c.stats);
+        assert_eq!(c.engine, Engine::Serde);
+        assert_eq!(c.query, "q");
+        assert_eq!(c.inputs, [PathBuf::from("a")]);
+    }
+}

@@ -1,0 +1,264 @@
+//! Chunks: line-aligned slices of a block, each evaluated on one rayon worker.
+//!
+//! [`split`] cuts a block into slices of about `target` bytes, each ending just after a `\n`
+//! (the last may end at the end of the data). [`scan`] is the per-chunk line loop, the one
+//! place that walks lines: it cuts at `\n`, drops a `\r` before it, skips blank lines, counts
+//! every line (for `file:line` numbers), and hands each other line to a [`LineStep`], which
+//! evaluates the query and appends its output to the chunk's [`ChunkOut`]. A prefilter that
+//! skips lines which cannot match belongs here, just before `step.step(..)`.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use ndq_query::{Accumulator, Value};
+
+/// Cut `data` into slices of about `target` bytes ending at line boundaries. Concatenated,
+/// they are `data`; none is empty.
+pub fn split(data: &[u8], target: usize) -> Vec<&[u8]> {
+    let target = target.max(1);
+    let mut chunks = Vec::with_capacity(data.len() / target + 1);
+    let mut start = 0;
+    while start < data.len() {
+        let want = start + target;
+        if want >= data.len() {
+            chunks.push(&data[start..]);
+            break;
+        }
+        // The chunk ends after the first '\n' at or after byte `want - 1`.
+        match memchr::memchr(b'\n', &data[want - 1..]) {
+            Some(i) => {
+                let end = want + i;
+                chunks.push(&data[start..end]);
+                start = end;
+            }
+            None => {
+                chunks.push(&data[start..]);
+                break;
+            }
+        }
+    }
+    chunks
+}
+
+/// What one chunk produced.
+#[derive(Debug, Default)]
+pub struct ChunkOut {
+    /// Formatted output (matching lines, or rows in a streaming format).
+    pub buf: Vec<u8>,
+    /// When rows are limited: the end offset in `buf` of each row.
+    pub row_ends: Vec<usize>,
+    /// Rows for `-o table`, kept as values until every row is known.
+    pub table: Vec<Vec<Value<'static>>>,
+    /// The partial aggregate, for a collecting query.
+    pub acc: Option<Accumulator>,
+    /// Rows produced (lines written, rows formatted or kept).
+    pub rows: u64,
+    /// Lines that passed `where`.
+    pub hits: u64,
+    /// Non-blank lines handed to the step.
+    pub lines: u64,
+    /// Every line of the chunk, blank ones too (complete unless the chunk stopped early).
+    pub line_count: u64,
+    /// Lines that are not JSON objects.
+    pub malformed: u64,
+    /// The first of them: its 1-based line number within the chunk, and why.
+    pub first_bad: Option<(u64, String)>,
+}
+
+/// The query's work on one non-blank line.
+pub trait LineStep {
+    /// A fresh output for a chunk (with an empty accumulator when the query collects).
+    fn begin(&self) -> ChunkOut {
+        ChunkOut::default()
+    }
+    /// Evaluate `line` (no line terminator): on a match, count a hit and append the output to
+    /// `out` (counting `rows`). `Err(reason)` when the line is not a JSON object.
+    fn step(&mut self, line: &[u8], out: &mut ChunkOut) -> Result<(), String>;
+}
+
+/// When a chunk stops before its end.
+#[derive(Debug)]
+pub struct Limits<'a> {
+    /// Stop once this many rows are produced (`limit` without `order by`).
+    pub rows: Option<u64>,
+    /// Stop at the first bad line (`--strict`).
+    pub strict: bool,
+    /// The lowest index of a chunk that has stopped for good (`usize::MAX`: none); chunks
+    /// after it are not needed and give up.
+    pub stop: &'a AtomicUsize,
+    /// This chunk's index in its block.
+    pub index: usize,
+}
+
+/// How often (in lines) a chunk looks whether an earlier chunk made it unnecessary.
+const STOP_CHECK: u64 = 64;
+
+/// Run `step` over every line of `data`.
+pub fn scan<S: LineStep>(step: &mut S, data: &[u8], limits: &Limits<'_>) -> ChunkOut {
+    let mut out = step.begin();
+    if limits.rows == Some(0) || limits.stop.load(Ordering::Relaxed) < limits.index {
+        return out;
+    }
+    let mut rest = data;
+    while !rest.is_empty() {
+        let (mut line, next) = match memchr::memchr(b'\n', rest) {
+            Some(i) => (&rest[..i], &rest[i + 1..]),
+            None => (rest, &rest[rest.len()..]),
+        };
+        rest = next;
+        out.line_count += 1;
+        if let [head @ .., b'\r'] = line {
+            line = head;
+        }
+        if is_blank(line) {
+            continue;
+        }
+        out.lines += 1;
+        let rows_before = out.rows;
+        if let Err(reason) = step.step(line, &mut out) {
+            out.malformed += 1;
+            if out.first_bad.is_none() {
+                out.first_bad = Some((out.line_count, reason));
+            }
+            if limits.strict {
+                limits.stop.fetch_min(limits.index, Ordering::Relaxed);
+                break;
+            }
+        }
+        if let Some(cap) = limits.rows {
+            if out.rows > rows_before {
+                out.row_ends.push(out.buf.len());
+            }
+            if out.rows >= cap {
+                limits.stop.fetch_min(limits.index, Ordering::Relaxed);
+                break;
+            }
+        }
+        if out.lines.is_multiple_of(STOP_CHECK)
+            && limits.stop.load(Ordering::Relaxed) < limits.index
+        {
+            break;
+        }
+    }
+    out
+}
+
+/// Blank: empty or only spaces and tabs (a `\r` before the `\n` is already gone).
+fn is_blank(line: &[u8]) -> bool {
+    line.iter().all(|&b| matches!(b, b' ' | b'\t' | b'\r'))
+}
+
+#[cfg(test)]
+pub mod tests {
+    use super::*;
+
+    /// A fake query for the loop's tests: a line is bad unless it starts with `{`; it matches
+    /// when it contains `hit`; the output is the line.
+    #[derive(Debug, Default)]
+    pub struct Fake;
+
+    impl LineStep for Fake {
+        fn step(&mut self, line: &[u8], out: &mut ChunkOut) -> Result<(), String> {
+            if !line.starts_with(b"{") {
+                return Err(format!("bad {}", String::from_utf8_lossy(line)));
+            }
+            if line.windows(3).any(|w| w == b"hit") {
+                out.hits += 1;
+                out.rows += 1;
+                out.buf.extend_from_slice(line);
+                out.buf.push(b'\n');
+            }
+            Ok(())
+        }
+    }
+
+    fn limits(stop: &AtomicUsize) -> Limits<'_> {
+        Limits {
+            rows: None,
+            strict: false,
+            stop,
+            index: 0,
+        }
+    }
+
+    #[test]
+    fn split_at_line_boundaries_for_every_target() {
+        let data = b"{a}\n{bb hit}\n\n{ccc}\r\n{d}";
+        for target in 0..data.len() + 2 {
+            let chunks = split(data, target);
+            assert_eq!(chunks.concat(), data, "target {target}");
+            assert!(chunks.iter().all(|c| !c.is_empty()));
+            for c in &chunks[..chunks.len() - 1] {
+                assert!(c.ends_with(b"\n"), "target {target}: {c:?}");
+            }
+        }
+        assert!(split(b"", 4).is_empty());
+        assert_eq!(split(b"a\nb\n", 1), [&b"a\n"[..], b"b\n"]);
+    }
+
+    #[test]
+    fn lines_crlf_blank_and_last_line_without_newline() {
+        let stop = AtomicUsize::new(usize::MAX);
+        let data = b"{x hit}\r\n\n  \n{y}\n\r\n{z hit}";
+        let out = scan(&mut Fake, data, &limits(&stop));
+        assert_eq!(out.buf, b"{x hit}\n{z hit}\n");
+        assert_eq!(
+            (out.lines, out.line_count, out.hits, out.rows),
+            (3, 6, 2, 2)
+        );
+        assert_eq!(out.malformed, 0);
+    }
+
+    #[test]
+    fn bad_lines_counted_with_first_line_number() {
+        let stop = AtomicUsize::new(usize::MAX);
+        let data = b"{a}\n\nnope\n{hit}\n[1]\n";
+        let out = scan(&mut Fake, data, &limits(&stop));
+        assert_eq!(out.malformed, 2);
+        assert_eq!(out.first_bad, Some((3, "bad nope".to_string())));
+        assert_eq!(out.buf, b"{hit}\n");
+        assert_eq!(stop.load(Ordering::Relaxed), usize::MAX);
+
+        let strict = Limits {
+            strict: true,
+            index: 4,
+            ..limits(&stop)
+        };
+        let out = scan(&mut Fake, data, &strict);
+        assert_eq!(out.malformed, 1);
+        assert_eq!(out.lines, 2, "stops at the bad line");
+        assert_eq!(stop.load(Ordering::Relaxed), 4);
+    }
+
+    #[test]
+    fn row_cap_stops_and_records_row_ends() {
+        let stop = AtomicUsize::new(usize::MAX);
+        let data = b"{hit 1}\n{no}\n{hit 2}\n{hit 3}\n";
+        let capped = Limits {
+            rows: Some(2),
+            index: 1,
+            ..limits(&stop)
+        };
+        let out = scan(&mut Fake, data, &capped);
+        assert_eq!(out.buf, b"{hit 1}\n{hit 2}\n");
+        assert_eq!(out.row_ends, [8, 16]);
+        assert_eq!(out.lines, 3);
+        assert_eq!(stop.load(Ordering::Relaxed), 1);
+
+        // A later chunk gives up at once; an earlier one does not.
+        let later = Limits {
+            index: 2,
+            ..limits(&stop)
+        };
+        assert_eq!(scan(&mut Fake, data, &later).lines, 0);
+        let earlier = Limits {
+            index: 0,
+            ..limits(&stop)
+        };
+        assert_eq!(scan(&mut Fake, data, &earlier).lines, 4);
+        let zero = Limits {
+            rows: Some(0),
+            ..limits(&stop)
+        };
+        assert_eq!(scan(&mut Fake, data, &zero).lines, 0);
+    }
+}

@@ -1,0 +1,820 @@
+//! The driver: reads the inputs, evaluates a compiled query over them in parallel, and writes
+//! the results in input order.
+//!
+//! # API (also used by `ndq bench`, which calls [`run`] repeatedly on inputs opened once)
+//!
+//! ```text
+//! let inputs = Inputs::open(&paths)?;              // every input opened (or named in an error)
+//! let opts = RunOptions { threads: 2, ..RunOptions::default() };
+//! let stats: Stats = run(&opts, &plan, &inputs, Format::Json, &mut io::sink())?;
+//! ```
+//! [`run`] writes results to `out` and returns [`Stats`]; it prints nothing itself (no warning,
+//! no stats line): the caller reports `stats.malformed` / `stats.first_bad`. A `--strict` bad
+//! line is an error ([`StrictError`]) after the output of the lines before it.
+//!
+//! # How a run goes
+//!
+//! ```text
+//! for each input, in order:
+//!     regular file  -> map it in windows of `opts.window` bytes, each cut after its last '\n'
+//!                      (a longer line widens the window); unmapped when done, so resident
+//!                      memory stays flat however large the file
+//!     stream, stdin -> blocks of about `opts.window` bytes ending at a '\n', read (and
+//!                      decompressed) ahead on a reader thread
+//!     for each window or block:
+//!         split it into line-aligned chunks (chunk::split)
+//!         evaluate the chunks on the rayon pool (chunk::scan), each into its own ChunkOut
+//!         in chunk order: count, number bad lines, write the output buffer / keep the table
+//!                         rows / merge the accumulator; stop when `limit` rows are out
+//! collecting queries: plan.finish(merged accumulator), then write the rows
+//! ```
+//! Memory is bounded by one window, its chunk outputs, and (for `table` and aggregations)
+//! the rows kept until the end.
+//!
+//! With `limit N` and no `order by`, each chunk stops at N rows, a chunk that reached its rows
+//! tells the chunks after it to give up (they are not needed), and reading stops once N rows
+//! are written. Line numbers are counted per chunk and summed in chunk order, so the first bad
+//! line reported is the same with any number of threads and any chunk size.
+
+pub mod chunk;
+pub mod progress;
+pub mod step;
+
+use std::fs::File;
+use std::io::{self, Write};
+use std::marker::PhantomData;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use anyhow::Context as _;
+use memmap2::{Mmap, MmapOptions};
+use ndq_query::{Accumulator, Kind, Plan, Value};
+use ndq_scan::Scanner;
+use rayon::prelude::*;
+
+pub use crate::input::Inputs;
+use crate::input::{Blocks, Input, Source};
+use crate::messages::{BadLine, BadLines, Position};
+pub use crate::output::Format;
+use crate::output::{self, RowWriter};
+use chunk::{ChunkOut, Limits, LineStep};
+use progress::Progress;
+
+/// How lines are evaluated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Engine {
+    /// ndq's lazy scanner: only the keys the query reads are indexed.
+    Lazy,
+    /// The baseline: each line parsed completely into a `serde_json::Value` (lines serde
+    /// rejects count as malformed), the same plan evaluated on it.
+    Serde,
+}
+
+/// How to run.
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    /// Worker threads (at least 1).
+    pub threads: usize,
+    /// The JSON scanner for [`Engine::Lazy`].
+    pub scanner: Scanner,
+    /// The evaluation engine.
+    pub engine: Engine,
+    /// The first bad line is an error.
+    pub strict: bool,
+    /// A progress bar may be shown on stderr (long runs only).
+    pub progress: bool,
+    /// Colour in the progress bar.
+    pub color: bool,
+    /// Bytes per chunk; `None` picks one from the window size and the threads.
+    pub chunk_size: Option<usize>,
+    /// Bytes per mapped window and per stream block.
+    pub window: usize,
+}
+
+/// Default bytes per mapped window / stream block.
+pub const WINDOW: usize = 32 << 20;
+
+impl Default for RunOptions {
+    fn default() -> RunOptions {
+        RunOptions {
+            threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            scanner: Scanner::detect(),
+            engine: Engine::Lazy,
+            strict: false,
+            progress: false,
+            color: false,
+            chunk_size: None,
+            window: WINDOW,
+        }
+    }
+}
+
+/// What a run saw.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Stats {
+    /// Non-blank lines scanned (every line read that was not blank; with an early stop, only
+    /// those actually looked at).
+    pub lines: u64,
+    /// Lines that passed `where`.
+    pub hits: u64,
+    /// Lines that are not JSON objects.
+    pub malformed: u64,
+    /// Bytes of input taken in (decompressed).
+    pub bytes: u64,
+    /// Rows written.
+    pub rows: u64,
+    /// The first bad line: input name, 1-based line number, why.
+    pub first_bad: Option<BadLine>,
+    /// Wall time of the run.
+    pub elapsed: Duration,
+}
+
+impl Stats {
+    /// The `--stats` line (without the `ndq: ` prefix).
+    pub fn line(&self) -> String {
+        let secs = self.elapsed.as_secs_f64();
+        let rate = if secs > 0.0 {
+            self.bytes as f64 / 1e6 / secs
+        } else {
+            0.0
+        };
+        format!(
+            "stats: {} lines scanned, {} hits, {} malformed, {} bytes, {:.3} s, {:.1} MB/s",
+            self.lines, self.hits, self.malformed, self.bytes, secs, rate
+        )
+    }
+}
+
+/// `--strict` and a line that is not a JSON object (exit status 1).
+#[derive(Debug)]
+pub struct StrictError(pub BadLine);
+
+impl std::fmt::Display for StrictError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} (--strict: the line is not a JSON object)", self.0)
+    }
+}
+
+impl std::error::Error for StrictError {}
+
+/// Run `plan` over `inputs`, writing the result to `out` in `format`.
+pub fn run(
+    opts: &RunOptions,
+    plan: &Plan,
+    inputs: &Inputs,
+    format: Format,
+    out: &mut dyn Write,
+) -> anyhow::Result<Stats> {
+    let kind = plan.kind();
+    let mode = Mode::of(kind, format);
+    let writer = RowWriter::new(format, plan.columns());
+    let table_rows = mode == Mode::Table;
+    let make = || step::PlanStep::new(plan, opts, &writer, table_rows);
+    let shape = Shape {
+        mode,
+        limit: plan.limit(),
+    };
+    let mut header = Vec::new();
+    if mode == Mode::Stream {
+        writer.header(&mut header);
+    }
+    out.write_all(&header)?;
+    let drove = drive(opts, &shape, &make, inputs, out)?;
+    let mut tail = Vec::new();
+    match mode {
+        Mode::Collect => {
+            let acc = drove.acc.unwrap_or_else(|| plan.accumulator());
+            let rows = plan.finish(acc);
+            output::write_all(format, plan.columns(), &rows, &mut tail);
+        }
+        Mode::Table => output::write_all(format, plan.columns(), &drove.table, &mut tail),
+        Mode::Lines | Mode::Stream => {}
+    }
+    out.write_all(&tail)?;
+    out.flush()?;
+    Ok(drove.stats)
+}
+
+/// How results come out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// Matching lines, unchanged, as they come.
+    Lines,
+    /// Rows in a streaming format, as they come.
+    Stream,
+    /// Rows kept for `-o table`.
+    Table,
+    /// Aggregation or `order by`: accumulators merged, rows at the end.
+    Collect,
+}
+
+impl Mode {
+    fn of(kind: Kind, format: Format) -> Mode {
+        match kind {
+            Kind::Lines => Mode::Lines,
+            Kind::Rows if format.streams() => Mode::Stream,
+            Kind::Rows => Mode::Table,
+            Kind::Collect => Mode::Collect,
+        }
+    }
+
+    /// Whether `limit` stops the reading early.
+    fn stops_early(self) -> bool {
+        self != Mode::Collect
+    }
+}
+
+/// What the driver needs to know of the query besides its steps.
+#[derive(Clone, Copy, Debug)]
+pub struct Shape {
+    /// How results come out.
+    pub mode: Mode,
+    /// `limit N`.
+    pub limit: Option<u64>,
+}
+
+/// What [`drive`] leaves for the end of the run.
+#[derive(Debug, Default)]
+pub struct Drove {
+    /// Counts.
+    pub stats: Stats,
+    /// The merged accumulator (collecting queries).
+    pub acc: Option<Accumulator>,
+    /// The rows kept for `-o table`.
+    pub table: Vec<Vec<Value<'static>>>,
+}
+
+/// Read every input and evaluate it with steps from `make`, writing streamed output to `out`.
+pub fn drive<S, F>(
+    opts: &RunOptions,
+    shape: &Shape,
+    make: &F,
+    inputs: &Inputs,
+    out: &mut dyn Write,
+) -> anyhow::Result<Drove>
+where
+    S: LineStep,
+    F: Fn() -> S + Sync,
+{
+    let start = Instant::now();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(opts.threads.max(1))
+        .thread_name(|i| format!("ndq-worker-{i}"))
+        .build()
+        .context("starting the worker threads")?;
+    let total = inputs.sizes_known().then(|| inputs.total_bytes());
+    let allowed = opts.progress && total.is_none_or(|t| t >= 16 << 20);
+    let mut d = Driver {
+        step: PhantomData,
+        opts,
+        shape,
+        make,
+        pool: &pool,
+        out,
+        bad: BadLines::new(),
+        remaining: if shape.mode.stops_early() {
+            shape.limit
+        } else {
+            None
+        },
+        drove: Drove::default(),
+        progress: Progress::new(allowed, opts.color, total),
+        done_before: 0,
+    };
+    for (index, input) in inputs.list.iter().enumerate() {
+        if d.input(index, input)? == Flow::Done {
+            break;
+        }
+    }
+    d.progress.finish();
+    let mut drove = d.drove;
+    drove.stats.malformed = d.bad.count();
+    drove.stats.first_bad = d.bad.first();
+    drove.stats.elapsed = start.elapsed();
+    Ok(drove)
+}
+
+/// Whether to go on reading.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Flow {
+    More,
+    Done,
+}
+
+struct Driver<'r, S, F> {
+    /// The step type `make` returns.
+    step: PhantomData<fn() -> S>,
+    opts: &'r RunOptions,
+    shape: &'r Shape,
+    make: &'r F,
+    pool: &'r rayon::ThreadPool,
+    out: &'r mut dyn Write,
+    bad: BadLines,
+    /// Rows still wanted (`limit` without `order by`).
+    remaining: Option<u64>,
+    drove: Drove,
+    progress: Progress,
+    /// Input bytes of the inputs already finished (for the progress bar).
+    done_before: u64,
+}
+
+impl<S, F> Driver<'_, S, F>
+where
+    S: LineStep,
+    F: Fn() -> S + Sync,
+{
+    fn input(&mut self, index: usize, input: &Input) -> anyhow::Result<Flow> {
+        let flow = match &input.source {
+            Source::Mapped(file) => match self.mapped(index, input, file) {
+                Err(Fallback) => self.stream(index, input)?,
+                Ok(flow) => flow?,
+            },
+            Source::Stdin | Source::Stream { .. } => self.stream(index, input)?,
+        };
+        self.done_before += input.len.unwrap_or(0);
+        self.progress.set(self.done_before);
+        Ok(flow)
+    }
+
+    /// A regular file, mapped window by window. `Err(Fallback)` when it cannot be mapped at
+    /// all (then it is read as a stream).
+    fn mapped(
+        &mut self,
+        index: usize,
+        input: &Input,
+        file: &File,
+    ) -> Result<anyhow::Result<Flow>, Fallback> {
+        let len = match file.metadata() {
+            Ok(m) => m.len(),
+            Err(e) => return Ok(Err(anyhow::Error::new(e).context(input.name.clone()))),
+        };
+        let window = self.opts.window.max(1) as u64;
+        let mut start = 0u64;
+        let mut line = 1u64;
+        while start < len {
+            let mut want = window;
+            let (map, cut) = loop {
+                let end = len.min(start + want);
+                let map = match map_window(file, start, (end - start) as usize) {
+                    Ok(map) => map,
+                    Err(_) if start == 0 => return Err(Fallback),
+                    Err(e) => {
+                        return Ok(Err(anyhow::Error::new(e).context(input.name.clone())));
+                    }
+                };
+                if end == len {
+                    let n = map.len();
+                    break (map, n);
+                }
+                match memchr::memrchr(b'\n', &map) {
+                    Some(i) => break (map, i + 1),
+                    // A line longer than the window: widen it.
+                    None => want = want.saturating_mul(2),
+                }
+            };
+            let _ = map.advise(memmap2::Advice::Sequential);
+            let data = &map[..cut];
+            let data = if start == 0 { strip_bom(data) } else { data };
+            let flow = self.block(data, index, &input.name, &mut line);
+            start += cut as u64;
+            self.progress.set(self.done_before + start);
+            match flow {
+                Ok(Flow::More) => {}
+                other => return Ok(other),
+            }
+        }
+        Ok(Ok(Flow::More))
+    }
+
+    /// Standard input or a stream file, block by block.
+    fn stream(&mut self, index: usize, input: &Input) -> anyhow::Result<Flow> {
+        let mut blocks =
+            Blocks::start(input, self.opts.window.max(1)).with_context(|| input.name.clone())?;
+        let mut line = 1u64;
+        let mut first = true;
+        while let Some(block) = blocks.next_block() {
+            let block = block.with_context(|| input.name.clone())?;
+            let data = if first { strip_bom(&block) } else { &block };
+            first = false;
+            let flow = self.block(data, index, &input.name, &mut line)?;
+            self.progress
+                .set(self.done_before + blocks.consumed.load(Ordering::Relaxed));
+            if flow == Flow::Done {
+                return Ok(Flow::Done);
+            }
+        }
+        Ok(Flow::More)
+    }
+
+    /// Evaluate one window or block (line-aligned); `line` is the number of its first line,
+    /// advanced past it.
+    fn block(
+        &mut self,
+        data: &[u8],
+        index: usize,
+        name: &str,
+        line: &mut u64,
+    ) -> anyhow::Result<Flow> {
+        self.drove.stats.bytes += data.len() as u64;
+        let threads = self.opts.threads.max(1);
+        let target = self
+            .opts
+            .chunk_size
+            .unwrap_or_else(|| (data.len() / (threads * 8)).clamp(64 << 10, 1 << 20));
+        let chunks = chunk::split(data, target);
+        let stop = AtomicUsize::new(usize::MAX);
+        let rows = self.remaining;
+        let strict = self.opts.strict;
+        let make = self.make;
+        let outs: Vec<ChunkOut> = self.pool.install(|| {
+            chunks
+                .par_iter()
+                .enumerate()
+                .map_init(make, |step, (i, c)| {
+                    let limits = Limits {
+                        rows,
+                        strict,
+                        stop: &stop,
+                        index: i,
+                    };
+                    chunk::scan(step, c, &limits)
+                })
+                .collect()
+        });
+        for mut out in outs {
+            let stats = &mut self.drove.stats;
+            stats.lines += out.lines;
+            stats.hits += out.hits;
+            let bad = out.first_bad.take().map(|(local, reason)| BadLine {
+                position: Position {
+                    input: index,
+                    line: *line + local - 1,
+                },
+                name: name.to_string(),
+                reason,
+            });
+            *line += out.line_count;
+            if let Some(bad) = &bad {
+                self.bad.record(out.malformed, bad.clone());
+            }
+            let flow = self.emit(out)?;
+            if let Some(bad) = bad
+                && strict
+            {
+                return Err(StrictError(bad).into());
+            }
+            if flow == Flow::Done {
+                return Ok(Flow::Done);
+            }
+        }
+        Ok(Flow::More)
+    }
+
+    /// Take one chunk's output, in order.
+    fn emit(&mut self, mut out: ChunkOut) -> anyhow::Result<Flow> {
+        let mut rows = out.rows;
+        if let Some(left) = self.remaining {
+            rows = rows.min(left);
+            self.remaining = Some(left - rows);
+        }
+        match self.shape.mode {
+            Mode::Lines | Mode::Stream => {
+                let end = if rows < out.rows {
+                    out.row_ends[rows as usize - 1]
+                } else {
+                    out.buf.len()
+                };
+                if end > 0 {
+                    let buf = &out.buf[..end];
+                    let w = &mut self.out;
+                    self.progress.suspend(|| w.write_all(buf))?;
+                }
+            }
+            Mode::Table => {
+                out.table.truncate(rows as usize);
+                self.drove.table.append(&mut out.table);
+            }
+            Mode::Collect => {
+                if let Some(acc) = out.acc.take() {
+                    match &mut self.drove.acc {
+                        Some(total) => total.merge(acc),
+                        none => *none = Some(acc),
+                    }
+                }
+            }
+        }
+        self.drove.stats.rows += rows;
+        Ok(if self.remaining == Some(0) {
+            Flow::Done
+        } else {
+            Flow::More
+        })
+    }
+}
+
+/// The file could not be mapped; read it as a stream instead.
+struct Fallback;
+
+/// Map `len` bytes of `file` from `offset`, read-only.
+#[allow(unsafe_code)]
+fn map_window(file: &File, offset: u64, len: usize) -> io::Result<Mmap> {
+    // SAFETY: a memory map is only sound while nobody changes the file under it. We map
+    // read-only, never write through the map, and drop it (and every slice of it) before the
+    // next window is mapped, inside this run. What we cannot rule out is another process
+    // truncating or rewriting the file while we read: then reads see the new bytes, or the
+    // process gets SIGBUS past a truncated end. That is the accepted trade of every mmap-based
+    // search tool (ripgrep makes the same one): the speed and flat memory for large log files
+    // are worth it, and log files are appended to, not truncated, in normal use. Standard
+    // input, pipes and compressed files are never mapped.
+    unsafe { MmapOptions::new().offset(offset).len(len).map(file) }
+}
+
+/// `data` without a UTF-8 byte-order mark at its start.
+fn strip_bom(data: &[u8]) -> &[u8] {
+    data.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(data)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chunk::tests::Fake;
+    use std::path::{Path, PathBuf};
+
+    /// A run of the fake query (lines containing `hit` match; lines not starting with `{`
+    /// are bad) over `paths`.
+    fn fake_run(
+        paths: &[PathBuf],
+        threads: usize,
+        chunk: Option<usize>,
+        window: usize,
+        limit: Option<u64>,
+        strict: bool,
+    ) -> (anyhow::Result<Drove>, Vec<u8>) {
+        let opts = RunOptions {
+            threads,
+            scanner: Scanner::Scalar,
+            engine: Engine::Lazy,
+            strict,
+            progress: false,
+            color: false,
+            chunk_size: chunk,
+            window,
+        };
+        let shape = Shape {
+            mode: Mode::Lines,
+            limit,
+        };
+        let inputs = Inputs::open(paths).expect("inputs open");
+        let mut out = Vec::new();
+        let drove = drive(&opts, &shape, &|| Fake, &inputs, &mut out);
+        (drove, out)
+    }
+
+    fn write(dir: &Path, name: &str, data: &[u8]) -> PathBuf {
+        let path = dir.join(name);
+        std::fs::write(&path, data).unwrap();
+        path
+    }
+
+    /// 2000 lines: every 7th a hit, every 100th bad, blank and CRLF lines mixed in.
+    fn lines() -> Vec<u8> {
+        let mut data = Vec::new();
+        for i in 0..2000 {
+            let line = match i {
+                i if i % 100 == 99 => format!("bad {i}\n"),
+                i if i % 7 == 0 => format!("{{\"n\":{i},\"hit\":true}}\n"),
+                i if i % 13 == 0 => "\n".to_string(),
+                i if i % 11 == 0 => format!("{{\"n\":{i}}}\r\n"),
+                i => format!("{{\"n\":{i},\"pad\":\"{}\"}}\n", "x".repeat(i % 50)),
+            };
+            data.extend_from_slice(line.as_bytes());
+        }
+        data
+    }
+
+    /// What the fake query must give for `data`: (output, non-blank lines, hits, bad lines,
+    /// first bad line number).
+    fn expected(data: &[u8]) -> (Vec<u8>, u64, u64, u64, u64) {
+        let text = std::str::from_utf8(data).unwrap();
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        let mut out = Vec::new();
+        let (mut lines, mut hits, mut bad, mut first) = (0, 0, 0, 0);
+        for (n, line) in text.split('\n').enumerate() {
+            let line = line.strip_suffix('\r').unwrap_or(line);
+            if line.trim().is_empty() {
+                continue;
+            }
+            lines += 1;
+            if !line.starts_with('{') {
+                bad += 1;
+                if first == 0 {
+                    first = n as u64 + 1;
+                }
+            } else if line.contains("hit") {
+                hits += 1;
+                out.extend_from_slice(line.as_bytes());
+                out.push(b'\n');
+            }
+        }
+        (out, lines, hits, bad, first)
+    }
+
+    #[test]
+    fn same_output_for_every_thread_count_chunk_and_window() {
+        let dir = tempfile::tempdir().unwrap();
+        let data = lines();
+        let path = write(dir.path(), "a.ndjson", &data);
+        let (want, lines, hits, bad, first) = expected(&data);
+        for threads in [1, 2, 3] {
+            for chunk in [None, Some(1), Some(100), Some(4096), Some(1 << 30)] {
+                for window in [1, 1000, 4096, WINDOW] {
+                    let what = format!("threads {threads} chunk {chunk:?} window {window}");
+                    let (drove, out) = fake_run(
+                        std::slice::from_ref(&path),
+                        threads,
+                        chunk,
+                        window,
+                        None,
+                        false,
+                    );
+                    let drove = drove.expect("runs");
+                    assert!(out == want, "{what}: output differs");
+                    let s = &drove.stats;
+                    assert_eq!((s.lines, s.hits, s.malformed), (lines, hits, bad), "{what}");
+                    assert_eq!(s.bytes, data.len() as u64, "{what}");
+                    let first_bad = s.first_bad.as_ref().expect("a bad line");
+                    assert_eq!(first_bad.position.line, first, "{what}");
+                    assert_eq!(first_bad.name, path.display().to_string());
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn several_inputs_in_order_and_compressed() {
+        let dir = tempfile::tempdir().unwrap();
+        let data = lines();
+        let (half, _) = data.split_at(data.len() / 2);
+        let cut = half.iter().rposition(|&b| b == b'\n').unwrap() + 1;
+        let (a, b) = data.split_at(cut);
+        let plain = write(dir.path(), "1.ndjson", a);
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        gz.write_all(b).unwrap();
+        let gz_path = write(dir.path(), "2.ndjson.gz", &gz.finish().unwrap());
+        let zst = zstd::encode_all(&data[..], 1).unwrap();
+        let zst_path = write(dir.path(), "3.ndjson.zst", &zst);
+        let (want, ..) = expected(&data);
+        let (drove, out) = fake_run(
+            &[plain.clone(), gz_path.clone(), zst_path],
+            2,
+            Some(512),
+            4096,
+            None,
+            false,
+        );
+        let drove = drove.unwrap();
+        assert_eq!(out, [want.clone(), want].concat());
+        assert_eq!(drove.stats.bytes, 2 * data.len() as u64);
+        // The first bad line is in the first file; line numbers restart in each input.
+        let (_, _, _, bad, first) = expected(&data);
+        assert_eq!(drove.stats.malformed, 2 * bad);
+        let first_bad = drove.stats.first_bad.unwrap();
+        assert_eq!(
+            (first_bad.position.line, first_bad.name),
+            (first, plain.display().to_string())
+        );
+
+        // Only the gz file: its line numbers count from its own first line.
+        let (drove, _) = fake_run(&[gz_path], 1, None, WINDOW, None, false);
+        let (_, _, _, _, first_in_b) = expected(b);
+        assert_eq!(
+            drove.unwrap().stats.first_bad.unwrap().position.line,
+            first_in_b
+        );
+    }
+
+    #[test]
+    fn limit_stops_early_with_the_first_rows() {
+        let dir = tempfile::tempdir().unwrap();
+        let data = lines().repeat(50);
+        let path = write(dir.path(), "big.ndjson", &data);
+        let (all, total_lines, ..) = expected(&data);
+        let want: Vec<u8> = all
+            .split_inclusive(|&b| b == b'\n')
+            .take(3)
+            .flatten()
+            .copied()
+            .collect();
+        for threads in [1, 2] {
+            for chunk in [None, Some(1), Some(1000)] {
+                let (drove, out) = fake_run(
+                    std::slice::from_ref(&path),
+                    threads,
+                    chunk,
+                    1 << 16,
+                    Some(3),
+                    false,
+                );
+                let drove = drove.unwrap();
+                assert_eq!(out, want, "threads {threads} chunk {chunk:?}");
+                assert_eq!(drove.stats.rows, 3);
+                assert!(
+                    drove.stats.lines < total_lines / 10,
+                    "scanned {} of {total_lines}",
+                    drove.stats.lines
+                );
+            }
+        }
+        let (drove, out) = fake_run(&[path], 2, None, WINDOW, Some(0), false);
+        assert!(out.is_empty());
+        assert_eq!(drove.unwrap().stats.rows, 0);
+    }
+
+    #[test]
+    fn strict_stops_at_the_first_bad_line_after_the_lines_before_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let data = lines();
+        let path = write(dir.path(), "a.ndjson", &data);
+        let (_, _, _, _, first) = expected(&data);
+        let before: Vec<u8> = data
+            .split_inclusive(|&b| b == b'\n')
+            .take(first as usize - 1)
+            .flatten()
+            .copied()
+            .collect();
+        let (want, ..) = expected(&before);
+        for (threads, chunk) in [(1, None), (2, Some(1)), (3, Some(700))] {
+            let (drove, out) = fake_run(
+                std::slice::from_ref(&path),
+                threads,
+                chunk,
+                2048,
+                None,
+                true,
+            );
+            let err = drove.expect_err("strict fails");
+            let strict = err.downcast_ref::<StrictError>().expect("a StrictError");
+            assert_eq!(strict.0.position.line, first);
+            assert_eq!(out, want, "threads {threads} chunk {chunk:?}");
+            assert_eq!(
+                err.to_string(),
+                format!(
+                    "{}:{first}: bad bad 99 (--strict: the line is not a JSON object)",
+                    path.display()
+                )
+            );
+        }
+    }
+
+    #[test]
+    fn bom_empty_files_and_long_lines() {
+        let dir = tempfile::tempdir().unwrap();
+        let empty = write(dir.path(), "empty.ndjson", b"");
+        let mut long = b"\xEF\xBB\xBF{\"hit\":\"".to_vec();
+        long.extend(std::iter::repeat_n(b'x', 300_000));
+        long.extend_from_slice(b"\"}\r\n{\"after\":1}\n{\"hit\":2}");
+        let long_path = write(dir.path(), "long.ndjson", &long);
+        let (want, ..) = expected(&long);
+        for window in [1, 4096, WINDOW] {
+            let (drove, out) = fake_run(
+                &[empty.clone(), long_path.clone()],
+                2,
+                None,
+                window,
+                None,
+                false,
+            );
+            let drove = drove.unwrap();
+            assert!(out == want, "window {window}");
+            assert_eq!((drove.stats.lines, drove.stats.malformed), (3, 0));
+        }
+        let (drove, out) = fake_run(&[empty], 2, None, WINDOW, None, false);
+        assert!(out.is_empty());
+        let stats = drove.unwrap().stats;
+        assert_eq!((stats.lines, stats.bytes, stats.malformed), (0, 0, 0));
+    }
+
+    #[test]
+    fn bom_only_at_the_start_of_a_file() {
+        assert_eq!(strip_bom(b"\xEF\xBB\xBF{}"), b"{}");
+        assert_eq!(strip_bom(b"{}"), b"{}");
+        assert_eq!(strip_bom(b"\xEF\xBB"), b"\xEF\xBB");
+    }
+
+    #[test]
+    fn stats_line() {
+        let stats = Stats {
+            lines: 1000,
+            hits: 10,
+            malformed: 2,
+            bytes: 2_000_000,
+            rows: 10,
+            first_bad: None,
+            elapsed: Duration::from_millis(500),
+        };
+        assert_eq!(
+            stats.line(),
+            "stats: 1000 lines scanned, 10 hits, 2 malformed, 2000000 bytes, 0.500 s, 4.0 MB/s"
+        );
+    }
+}

@@ -1,0 +1,501 @@
+//! The inputs of a run: which files, in which order, and how each is read.
+//!
+//! [`Inputs::open`] resolves the command line once, before anything is written: `-` (or no
+//! input at all) is standard input; a directory stands for every regular file below it,
+//! recursively, in sorted order; a name ending in `.gz` or `.zst` is decompressed as a stream;
+//! another regular file is memory-mapped (by the driver, in windows); anything else that can be
+//! opened (a FIFO, `/dev/stdin`, a process substitution) is read as a stream. A missing or
+//! unreadable input is an error naming it, so a run either starts with every input open or
+//! prints nothing.
+//!
+//! Streams are cut into blocks that end at a line boundary ([`Blocks`]), read ahead on their
+//! own thread so that reading (or decompressing) overlaps with evaluation.
+
+use std::fs::File;
+use std::io::{self, Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+
+use anyhow::Context as _;
+
+/// How a stream input is encoded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Codec {
+    /// Read as is.
+    Plain,
+    /// gzip (`.gz`), several concatenated members allowed.
+    Gzip,
+    /// Zstandard (`.zst`).
+    Zstd,
+}
+
+impl Codec {
+    /// The codec a file name implies.
+    pub fn of(path: &Path) -> Codec {
+        match path.extension().and_then(|e| e.to_str()) {
+            Some(e) if e.eq_ignore_ascii_case("gz") => Codec::Gzip,
+            Some(e) if e.eq_ignore_ascii_case("zst") => Codec::Zstd,
+            _ => Codec::Plain,
+        }
+    }
+}
+
+/// How one input is read.
+#[derive(Debug)]
+pub enum Source {
+    /// Standard input (read as a stream).
+    Stdin,
+    /// A regular file, memory-mapped by the driver.
+    Mapped(File),
+    /// A file read as a stream; `rewind` when it is a regular file (so a second run, as in
+    /// `ndq bench`, starts again from the beginning).
+    Stream {
+        /// The open file.
+        file: File,
+        /// How it is encoded.
+        codec: Codec,
+        /// Whether it can seek back to the start.
+        rewind: bool,
+    },
+}
+
+/// One input.
+#[derive(Debug)]
+pub struct Input {
+    /// The name to report (`-` for standard input; as given, or directory joined with entry).
+    pub name: String,
+    /// How to read it.
+    pub source: Source,
+    /// Its size on disk when known (compressed size for compressed files).
+    pub len: Option<u64>,
+}
+
+/// Every input of a run, opened.
+#[derive(Debug)]
+pub struct Inputs {
+    /// In order: as given, directories expanded in sorted order.
+    pub list: Vec<Input>,
+}
+
+impl Inputs {
+    /// Open every input named on the command line (no names: standard input).
+    pub fn open(paths: &[PathBuf]) -> anyhow::Result<Inputs> {
+        let mut list = Vec::new();
+        if paths.is_empty() {
+            list.push(stdin());
+        }
+        for path in paths {
+            if path.as_os_str() == "-" {
+                list.push(stdin());
+                continue;
+            }
+            let meta = std::fs::metadata(path).with_context(|| path.display().to_string())?;
+            if meta.is_dir() {
+                let mut files = Vec::new();
+                walk(path, &mut files)?;
+                for file in files {
+                    list.push(open_file(&file)?);
+                }
+            } else {
+                list.push(open_file(path)?);
+            }
+        }
+        Ok(Inputs { list })
+    }
+
+    /// Total size on disk of the inputs whose size is known.
+    pub fn total_bytes(&self) -> u64 {
+        self.list.iter().filter_map(|i| i.len).sum()
+    }
+
+    /// Whether the size of every input is known (no standard input or FIFO).
+    pub fn sizes_known(&self) -> bool {
+        self.list.iter().all(|i| i.len.is_some())
+    }
+}
+
+fn stdin() -> Input {
+    Input {
+        name: "-".to_string(),
+        source: Source::Stdin,
+        len: None,
+    }
+}
+
+/// Open one file (not a directory).
+fn open_file(path: &Path) -> anyhow::Result<Input> {
+    let name = path.display().to_string();
+    let file = File::open(path).with_context(|| name.clone())?;
+    let meta = file.metadata().with_context(|| name.clone())?;
+    if meta.is_dir() {
+        anyhow::bail!("{name}: is a directory");
+    }
+    let regular = meta.is_file();
+    let len = regular.then_some(meta.len());
+    let source = match Codec::of(path) {
+        Codec::Plain if regular => Source::Mapped(file),
+        codec => Source::Stream {
+            file,
+            codec,
+            rewind: regular,
+        },
+    };
+    Ok(Input { name, source, len })
+}
+
+/// Every regular file below `dir`, recursively, sorted by path. Symbolic links to files are
+/// followed; links to directories are not (no cycles).
+fn walk(dir: &Path, files: &mut Vec<PathBuf>) -> anyhow::Result<()> {
+    let entries = std::fs::read_dir(dir).with_context(|| dir.display().to_string())?;
+    let mut paths = Vec::new();
+    for entry in entries {
+        let entry = entry.with_context(|| dir.display().to_string())?;
+        paths.push(entry.path());
+    }
+    paths.sort();
+    for path in paths {
+        let kind = std::fs::symlink_metadata(&path)
+            .with_context(|| path.display().to_string())?
+            .file_type();
+        if kind.is_dir() {
+            walk(&path, files)?;
+        } else if kind.is_file() || (kind.is_symlink() && path.is_file()) {
+            files.push(path);
+        }
+    }
+    Ok(())
+}
+
+/// A reader that counts the bytes it passes (for progress over compressed input).
+struct Counting<R> {
+    inner: R,
+    count: Arc<AtomicU64>,
+}
+
+impl<R: Read> Read for Counting<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.count.fetch_add(n as u64, Ordering::Relaxed);
+        Ok(n)
+    }
+}
+
+/// Blocks of a stream, each ending at a line boundary (except the last), read ahead on a
+/// thread of their own.
+///
+/// The block size adapts to the producer: the reader appends what it reads to a shared buffer
+/// (up to `cap` bytes while it holds a complete line), and [`Blocks::next_block`] takes every
+/// complete line there is, waiting only when there is none. A slow producer (`tail -f |`)
+/// gets each line evaluated as soon as it arrives; a fast one (`cat big |`, a decompressor)
+/// fills the buffer while the workers are busy, so blocks grow and are split across them.
+///
+/// Dropping `Blocks` tells the reader to stop at its next read (a reader blocked on a terminal
+/// or a pipe is left behind; the process exits without waiting for it).
+pub struct Blocks {
+    shared: Arc<Shared>,
+    /// Bytes taken from the underlying file (compressed bytes for compressed input).
+    pub consumed: Arc<AtomicU64>,
+}
+
+/// What the reader and the driver share.
+#[derive(Default)]
+struct Shared {
+    state: Mutex<State>,
+    /// Signalled when data (or the end, or an error) arrives.
+    ready: Condvar,
+    /// Signalled when the driver took data (or went away).
+    space: Condvar,
+}
+
+#[derive(Default)]
+struct State {
+    buf: Vec<u8>,
+    /// Index of the last `\n` in `buf`.
+    last_newline: Option<usize>,
+    eof: bool,
+    error: Option<io::Error>,
+    /// The driver dropped its [`Blocks`].
+    closed: bool,
+}
+
+/// Bytes asked of the reader per `read` call.
+const READ_SIZE: usize = 256 * 1024;
+
+impl Blocks {
+    /// Start reading `input` (a stream or stdin), keeping at most about `cap` bytes of complete
+    /// lines ahead.
+    pub fn start(input: &Input, cap: usize) -> io::Result<Blocks> {
+        let consumed = Arc::new(AtomicU64::new(0));
+        let reader: Box<dyn Read + Send> = match &input.source {
+            Source::Stdin => Box::new(Counting {
+                inner: io::stdin(),
+                count: consumed.clone(),
+            }),
+            Source::Mapped(file) => Box::new(Counting {
+                inner: rewound(file, true)?,
+                count: consumed.clone(),
+            }),
+            Source::Stream {
+                file,
+                codec,
+                rewind,
+            } => {
+                let raw = Counting {
+                    inner: rewound(file, *rewind)?,
+                    count: consumed.clone(),
+                };
+                match codec {
+                    Codec::Plain => Box::new(raw),
+                    Codec::Gzip => Box::new(flate2::read::MultiGzDecoder::new(
+                        io::BufReader::with_capacity(READ_SIZE, raw),
+                    )),
+                    Codec::Zstd => Box::new(zstd::stream::read::Decoder::new(raw)?),
+                }
+            }
+        };
+        Ok(Blocks::spawn(reader, cap)?.with_consumed(consumed))
+    }
+
+    fn spawn(reader: Box<dyn Read + Send>, cap: usize) -> io::Result<Blocks> {
+        let shared = Arc::new(Shared::default());
+        let theirs = shared.clone();
+        std::thread::Builder::new()
+            .name("ndq-reader".into())
+            .spawn(move || read_blocks(reader, cap.max(1), &theirs))?;
+        Ok(Blocks {
+            shared,
+            consumed: Arc::new(AtomicU64::new(0)),
+        })
+    }
+
+    fn with_consumed(mut self, consumed: Arc<AtomicU64>) -> Blocks {
+        self.consumed = consumed;
+        self
+    }
+
+    /// The next block: every complete line read so far (waiting for one if there is none),
+    /// or the rest at the end; `None` after the end.
+    pub fn next_block(&mut self) -> Option<io::Result<Vec<u8>>> {
+        let mut state = lock(&self.shared.state);
+        loop {
+            if let Some(e) = state.error.take() {
+                return Some(Err(e));
+            }
+            if let Some(i) = state.last_newline {
+                let tail = state.buf[i + 1..].to_vec();
+                state.buf.truncate(i + 1);
+                let block = std::mem::replace(&mut state.buf, tail);
+                state.last_newline = None;
+                self.shared.space.notify_one();
+                return Some(Ok(block));
+            }
+            if state.eof {
+                return (!state.buf.is_empty()).then(|| Ok(std::mem::take(&mut state.buf)));
+            }
+            state = self
+                .shared
+                .ready
+                .wait(state)
+                .unwrap_or_else(|p| p.into_inner());
+        }
+    }
+}
+
+impl Drop for Blocks {
+    fn drop(&mut self) {
+        lock(&self.shared.state).closed = true;
+        self.shared.space.notify_one();
+    }
+}
+
+fn lock(m: &Mutex<State>) -> MutexGuard<'_, State> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// A handle on `file` positioned at its start (when it can seek).
+fn rewound(file: &File, rewind: bool) -> io::Result<File> {
+    let mut f = file.try_clone()?;
+    if rewind {
+        f.seek(SeekFrom::Start(0))?;
+    }
+    Ok(f)
+}
+
+/// The reader thread: read, append to the shared buffer, wake the driver; wait while the
+/// buffer holds `cap` bytes and a complete line.
+fn read_blocks(mut reader: Box<dyn Read + Send>, cap: usize, shared: &Shared) {
+    let mut piece = vec![0u8; READ_SIZE];
+    loop {
+        let n = match reader.read(&mut piece) {
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => {
+                lock(&shared.state).error = Some(e);
+                shared.ready.notify_one();
+                return;
+            }
+        };
+        let mut state = lock(&shared.state);
+        if n == 0 {
+            state.eof = true;
+            shared.ready.notify_one();
+            return;
+        }
+        while state.buf.len() >= cap && state.last_newline.is_some() && !state.closed {
+            state = shared.space.wait(state).unwrap_or_else(|p| p.into_inner());
+        }
+        if state.closed {
+            return;
+        }
+        let at = state.buf.len();
+        state.buf.extend_from_slice(&piece[..n]);
+        if let Some(i) = memchr::memrchr(b'\n', &piece[..n]) {
+            state.last_newline = Some(at + i);
+        }
+        shared.ready.notify_one();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A reader that returns at most `step` bytes per call.
+    struct Trickle {
+        data: Vec<u8>,
+        at: usize,
+        step: usize,
+    }
+
+    impl Read for Trickle {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            let n = self.step.min(buf.len()).min(self.data.len() - self.at);
+            buf[..n].copy_from_slice(&self.data[self.at..self.at + n]);
+            self.at += n;
+            Ok(n)
+        }
+    }
+
+    fn collect(data: &[u8], step: usize, cap: usize) -> Vec<Vec<u8>> {
+        let reader = Box::new(Trickle {
+            data: data.to_vec(),
+            at: 0,
+            step,
+        });
+        let mut blocks = Blocks::spawn(reader, cap).unwrap();
+        let mut all = Vec::new();
+        while let Some(b) = blocks.next_block() {
+            all.push(b.unwrap());
+        }
+        all
+    }
+
+    #[test]
+    fn blocks_end_at_line_boundaries() {
+        let data = b"aa\nbbbb\nc\n\ndddddddddd\neee";
+        for step in 1..data.len() + 2 {
+            for cap in [1, 3, 100] {
+                let blocks = collect(data, step, cap);
+                assert_eq!(blocks.concat(), data, "step {step} cap {cap}");
+                for b in &blocks[..blocks.len() - 1] {
+                    assert!(b.ends_with(b"\n"), "step {step}: {b:?}");
+                    assert!(!b.is_empty());
+                }
+            }
+        }
+        assert_eq!(collect(b"", 1, 4), Vec::<Vec<u8>>::new());
+        assert_eq!(collect(b"x\n", 5, 4), vec![b"x\n".to_vec()]);
+    }
+
+    #[test]
+    fn long_line_is_one_block() {
+        let mut data = vec![b'x'; 1_000_000];
+        data.push(b'\n');
+        data.extend_from_slice(b"y\n");
+        let blocks = collect(&data, 1000, 64);
+        assert_eq!(blocks.concat(), data);
+        assert!(blocks[0].len() >= 1_000_001, "the long line is never cut");
+    }
+
+    #[test]
+    fn an_early_drop_stops_the_reader() {
+        let data = b"line\n".repeat(100_000);
+        let reader = Box::new(Trickle {
+            data,
+            at: 0,
+            step: 10,
+        });
+        let mut blocks = Blocks::spawn(reader, 64).unwrap();
+        let first = blocks.next_block().unwrap().unwrap();
+        assert!(first.ends_with(b"\n"));
+        drop(blocks); // the reader thread ends at its next read, with nothing left waiting
+    }
+
+    #[test]
+    fn read_errors_are_reported() {
+        struct Failing;
+        impl Read for Failing {
+            fn read(&mut self, _: &mut [u8]) -> io::Result<usize> {
+                Err(io::Error::other("disk on fire"))
+            }
+        }
+        let mut blocks = Blocks::spawn(Box::new(Failing), 64).unwrap();
+        let err = blocks.next_block().unwrap().unwrap_err();
+        assert_eq!(err.to_string(), "disk on fire");
+    }
+
+    #[test]
+    fn codec_from_extension() {
+        assert_eq!(Codec::of(Path::new("a.ndjson.gz")), Codec::Gzip);
+        assert_eq!(Codec::of(Path::new("a.ZST")), Codec::Zstd);
+        assert_eq!(Codec::of(Path::new("a.ndjson")), Codec::Plain);
+        assert_eq!(Codec::of(Path::new("gz")), Codec::Plain);
+    }
+
+    #[test]
+    fn open_expands_directories_sorted_and_names_missing_inputs() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("b/inner")).unwrap();
+        for name in ["c.ndjson", "a.ndjson", "b/inner/z.ndjson", "b/y.ndjson.gz"] {
+            std::fs::write(root.join(name), b"{}\n").unwrap();
+        }
+        let inputs = Inputs::open(&[root.to_path_buf(), PathBuf::from("-")]).unwrap();
+        let names: Vec<String> = inputs
+            .list
+            .iter()
+            .map(|i| {
+                i.name
+                    .strip_prefix(&root.display().to_string())
+                    .unwrap_or(&i.name)
+                    .to_string()
+            })
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "/a.ndjson",
+                "/b/inner/z.ndjson",
+                "/b/y.ndjson.gz",
+                "/c.ndjson",
+                "-"
+            ]
+        );
+        assert!(matches!(inputs.list[0].source, Source::Mapped(_)));
+        assert!(matches!(
+            inputs.list[2].source,
+            Source::Stream {
+                codec: Codec::Gzip,
+                ..
+            }
+        ));
+        assert!(!inputs.sizes_known());
+
+        let missing = root.join("nope.ndjson");
+        let err = Inputs::open(&[root.join("a.ndjson"), missing.clone()]).unwrap_err();
+        let text = format!("{err:#}");
+        assert!(text.starts_with(&missing.display().to_string()), "{text}");
+        assert!(text.contains("No such file"), "{text}");
+    }
+}

@@ -1,0 +1,292 @@
+//! Result formats: how rows of [`Value`]s become bytes on stdout.
+//!
+//! Every format writes into a caller's `Vec<u8>` (one buffer per chunk in the driver), never
+//! straight to stdout, so parallel chunks can format their rows and the driver writes the
+//! buffers in input order. `table` needs every row to size its columns, so it is the one
+//! format that renders all rows at once ([`table::render`]); the others stream row by row
+//! through [`RowWriter`].
+//!
+//! How each value is written (the choices QUERY.md leaves open are marked *):
+//!
+//! | value | json | table | csv / tsv / raw |
+//! |---|---|---|---|
+//! | null | `null` | `null` * | empty field * |
+//! | boolean | `true` / `false` | same | same |
+//! | number from the input | as written (`1.50`) | same | same |
+//! | computed number | exact, no exponent (`0.3`) | same | same |
+//! | string from the input | as written, escapes kept | unescaped | unescaped |
+//! | computed string | JSON-escaped | as is | as is |
+//! | array / object | its JSON text | same * | same * |
+//!
+//! A float outside Decimal's range that is not finite (never produced from JSON input, but
+//! possible in arithmetic) is written as `null` / an empty field *.
+
+pub mod csv;
+pub mod json;
+pub mod raw;
+pub mod table;
+
+use std::borrow::Cow;
+
+use ndq_query::Value;
+
+/// An output format, as chosen with `-o/--output`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// One JSON object per row, keys in `select` order.
+    Json,
+    /// Aligned columns with a header (needs all rows before writing any).
+    Table,
+    /// RFC 4180 comma-separated values with a header.
+    Csv,
+    /// Tab-separated values with a header; tabs, newlines and backslashes escaped.
+    Tsv,
+    /// Values alone, tab-separated, no header.
+    Raw,
+}
+
+impl Format {
+    /// Whether rows can be written one by one as they come (all but `table`).
+    pub fn streams(self) -> bool {
+        self != Format::Table
+    }
+}
+
+/// Writes rows of a streaming format ([`Format::streams`]).
+#[derive(Debug)]
+pub struct RowWriter {
+    format: Format,
+    columns: Vec<String>,
+    /// For json: each column name already escaped and quoted, with its `:`.
+    json_keys: Vec<String>,
+}
+
+impl RowWriter {
+    /// A writer for rows with these column names.
+    pub fn new(format: Format, columns: &[String]) -> RowWriter {
+        let json_keys = match format {
+            Format::Json => columns.iter().map(|c| json::key(c)).collect(),
+            _ => Vec::new(),
+        };
+        RowWriter {
+            format,
+            columns: columns.to_vec(),
+            json_keys,
+        }
+    }
+
+    /// The header line, if the format has one (csv and tsv).
+    pub fn header(&self, out: &mut Vec<u8>) {
+        match self.format {
+            Format::Csv => csv::header(&self.columns, b',', out),
+            Format::Tsv => csv::header(&self.columns, b'\t', out),
+            Format::Json | Format::Raw | Format::Table => {}
+        }
+    }
+
+    /// One row (`row.len()` equals the number of columns).
+    pub fn row(&self, row: &[Value<'_>], out: &mut Vec<u8>) {
+        match self.format {
+            Format::Json => json::row(&self.json_keys, row, out),
+            Format::Csv => csv::row(row, b',', out),
+            Format::Tsv => csv::row(row, b'\t', out),
+            Format::Raw => raw::row(row, out),
+            // Table rows are rendered together; a lone row is rendered as a table of one.
+            Format::Table => {
+                let owned: Vec<Vec<Value<'_>>> = vec![row.to_vec()];
+                out.extend_from_slice(table::render(&self.columns, &owned).as_bytes());
+            }
+        }
+    }
+}
+
+/// Write every row in `format`: the header (if any) and the rows.
+pub fn write_all(format: Format, columns: &[String], rows: &[Vec<Value<'_>>], out: &mut Vec<u8>) {
+    if format == Format::Table {
+        out.extend_from_slice(table::render(columns, rows).as_bytes());
+        return;
+    }
+    let writer = RowWriter::new(format, columns);
+    writer.header(out);
+    for row in rows {
+        writer.row(row, out);
+    }
+}
+
+/// The text of a value for the text formats (table, csv, tsv, raw): strings unescaped,
+/// `None` for null (and a non-finite float).
+pub fn text<'v>(value: &'v Value<'_>) -> Option<Cow<'v, str>> {
+    Some(match value {
+        Value::Null => return None,
+        Value::Bool(true) => Cow::Borrowed("true"),
+        Value::Bool(false) => Cow::Borrowed("false"),
+        Value::RawNumber(n) => Cow::Borrowed(n.as_ref()),
+        Value::Number(d) => Cow::Owned(d.to_string()),
+        Value::Float(f) => Cow::Owned(float(*f)?),
+        Value::RawString(s) => unescape(s),
+        Value::String(s) => Cow::Borrowed(s.as_ref()),
+        Value::RawJson(j) => Cow::Borrowed(j.as_ref()),
+    })
+}
+
+/// Whether a value is a number (for right-aligning table columns).
+pub fn is_number(value: &Value<'_>) -> bool {
+    matches!(
+        value,
+        Value::RawNumber(_) | Value::Number(_) | Value::Float(_)
+    )
+}
+
+/// A finite float without exponent (Rust's `Display` for f64 never uses one); `None` for NaN
+/// and infinities, which JSON cannot hold.
+fn float(f: f64) -> Option<String> {
+    f.is_finite().then(|| f.to_string())
+}
+
+/// The value of a JSON string's raw text (between the quotes). Borrowed when there is no
+/// backslash. Lone surrogate escapes become U+FFFD; an invalid escape (which the scanner never
+/// lets through) is kept as written.
+pub fn unescape(raw: &str) -> Cow<'_, str> {
+    if !raw.contains('\\') {
+        return Cow::Borrowed(raw);
+    }
+    let mut out = String::with_capacity(raw.len());
+    let mut rest = raw;
+    while let Some(i) = rest.find('\\') {
+        out.push_str(&rest[..i]);
+        rest = &rest[i..];
+        let (decoded, used) = escape_at(rest);
+        match decoded {
+            Some(c) => out.push(c),
+            None => out.push_str(&rest[..used]),
+        }
+        rest = &rest[used..];
+    }
+    out.push_str(rest);
+    Cow::Owned(out)
+}
+
+/// Decode the escape at the start of `s` (which starts with a backslash): the character (or
+/// `None` when invalid) and how many bytes it used (at least 1, on a char boundary).
+fn escape_at(s: &str) -> (Option<char>, usize) {
+    let b = s.as_bytes();
+    let simple = match b.get(1) {
+        Some(b'"') => '"',
+        Some(b'\\') => '\\',
+        Some(b'/') => '/',
+        Some(b'b') => '\u{8}',
+        Some(b'f') => '\u{c}',
+        Some(b'n') => '\n',
+        Some(b'r') => '\r',
+        Some(b't') => '\t',
+        Some(b'u') => {
+            let Some(hi) = hex4(s, 2) else {
+                return (None, 2);
+            };
+            if (0xD800..0xDC00).contains(&hi) {
+                // A high surrogate: a low one must follow as `\uXXXX`.
+                if s.get(6..8) == Some("\\u")
+                    && let Some(lo) = hex4(s, 8)
+                    && (0xDC00..0xE000).contains(&lo)
+                {
+                    let c = 0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00);
+                    return (char::from_u32(c), 12);
+                }
+                return (Some('\u{FFFD}'), 6);
+            }
+            return (Some(char::from_u32(hi).unwrap_or('\u{FFFD}')), 6);
+        }
+        // A backslash at the very end, or before a multi-byte char: keep the backslash.
+        _ => return (None, 1),
+    };
+    (Some(simple), 2)
+}
+
+/// The 4 hex digits at `s[at..at + 4]`.
+fn hex4(s: &str, at: usize) -> Option<u32> {
+    let digits = s.get(at..at + 4)?;
+    if !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
+    u32::from_str_radix(digits, 16).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ndq_query::Decimal;
+    use std::str::FromStr;
+
+    #[test]
+    fn unescape_every_escape() {
+        assert_eq!(unescape("plain"), "plain");
+        assert!(matches!(unescape("plain"), Cow::Borrowed(_)));
+        assert_eq!(unescape(r#"a\"b\\c\/d"#), "a\"b\\c/d");
+        assert_eq!(unescape(r"\b\f\n\r\t"), "\u{8}\u{c}\n\r\t");
+        assert_eq!(unescape(r"\u00e9\u0041"), "éA");
+        assert_eq!(unescape(r"\ud83d\ude00!"), "😀!");
+        assert_eq!(unescape(r"\ud83d!"), "\u{FFFD}!");
+        assert_eq!(unescape(r"\ude00"), "\u{FFFD}");
+        assert_eq!(unescape(r"\ud83d\u0041"), "\u{FFFD}A");
+        assert_eq!(unescape("Zoë \\\"Z\\\""), "Zoë \"Z\"");
+        // Invalid escapes (never let through by the scanner) are kept, never a panic.
+        assert_eq!(unescape(r"\x"), r"\x");
+        assert_eq!(unescape("\\"), "\\");
+        assert_eq!(unescape(r"\u12"), r"\u12");
+        assert_eq!(unescape("\\é"), "\\é");
+    }
+
+    #[test]
+    fn text_of_each_variant() {
+        let t = |v: Value<'_>| text(&v).map(|c| c.into_owned());
+        assert_eq!(t(Value::Null), None);
+        assert_eq!(t(Value::Bool(true)).as_deref(), Some("true"));
+        assert_eq!(t(Value::Bool(false)).as_deref(), Some("false"));
+        assert_eq!(t(Value::RawNumber("1.50".into())).as_deref(), Some("1.50"));
+        let sum = Decimal::from_str("0.1").unwrap() + Decimal::from_str("0.2").unwrap();
+        assert_eq!(t(Value::Number(sum)).as_deref(), Some("0.3"));
+        assert_eq!(
+            t(Value::Number(Decimal::from_str("1e20").unwrap())).as_deref(),
+            Some("100000000000000000000")
+        );
+        assert_eq!(
+            t(Value::Float(1e30)).as_deref(),
+            Some("1000000000000000000000000000000")
+        );
+        assert_eq!(t(Value::Float(f64::NAN)), None);
+        assert_eq!(t(Value::RawString(r"a\tb".into())).as_deref(), Some("a\tb"));
+        assert_eq!(t(Value::String(r"a\tb".into())).as_deref(), Some(r"a\tb"));
+        assert_eq!(
+            t(Value::RawJson("[1, 2]".into())).as_deref(),
+            Some("[1, 2]")
+        );
+        assert!(is_number(&Value::Float(1.0)));
+        assert!(!is_number(&Value::RawString("1".into())));
+    }
+
+    #[test]
+    fn write_all_in_each_format() {
+        let columns = vec!["a".to_string(), "b c".to_string()];
+        let rows = vec![
+            vec![Value::RawNumber("1".into()), Value::RawString("x".into())],
+            vec![Value::Null, Value::Bool(true)],
+        ];
+        let run = |f| {
+            let mut out = Vec::new();
+            write_all(f, &columns, &rows, &mut out);
+            String::from_utf8(out).unwrap()
+        };
+        assert_eq!(
+            run(Format::Json),
+            "{\"a\":1,\"b c\":\"x\"}\n{\"a\":null,\"b c\":true}\n"
+        );
+        assert_eq!(run(Format::Csv), "a,b c\n1,x\n,true\n");
+        assert_eq!(run(Format::Tsv), "a\tb c\n1\tx\n\ttrue\n");
+        assert_eq!(run(Format::Raw), "1\tx\n\ttrue\n");
+        assert_eq!(
+            run(Format::Table),
+            "   a  b c\n----  ----\n   1  x\nnull  true\n"
+        );
+        assert!(Format::Json.streams() && !Format::Table.streams());
+    }
+}
