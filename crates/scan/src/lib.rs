@@ -1,21 +1,64 @@
 //! ndq-scan: a sparse, lazy JSON scanner for one line of NDJSON.
 //!
-//! API CONTRACT (skeleton written by the lead; the scanner owner fills in the bodies and
-//! may add items, but keeps these names and meanings so ndq-query and the CLI can build on them).
+//! A line is validated (UTF-8 and JSON syntax) and indexed in one pass into a flat *tape* of
+//! nodes: one per key, value, object and array, each with its byte range and a link to the node
+//! after its subtree. Looking a key up walks only the members of one object and jumps over
+//! nested objects and arrays; values stay raw text until asked ([`Str::unescaped`],
+//! [`Number::to_decimal`]). The [`Parser`] keeps its buffers from one line to the next, so the
+//! steady state allocates nothing.
 //!
-//! ```text
-//! let scanner = Scanner::detect();            // once per run
-//! let mut parser = Parser::new(scanner);      // one per worker, reused line after line
-//! let doc = parser.parse(line)?;              // line: &[u8] without its '\n' / "\r\n"
-//! let root: Object<'_> = doc.root();
-//! match root.get("Elapsed") { Some(Value::Number(n)) => n.to_decimal(), .. }
+//! Finding the interesting bytes (quotes, backslashes and control characters inside strings;
+//! `{ } [ ] : , "` outside) is done by one of two feeders: a portable byte loop
+//! ([`Scanner::Scalar`]) or AVX2 over 32-byte blocks ([`Scanner::Avx2`]). Both feed the same
+//! safe state machine, which decides what the bytes mean.
+//!
 //! ```
+//! use ndq_scan::{Decimal, Parser, Scanner, Value};
+//!
+//! let mut parser = Parser::new(Scanner::detect()); // one per worker, reused line after line
+//! let doc = parser.parse(br#"{"Elapsed": 12.5, "Message": "a \"quoted\" word"}"#).unwrap();
+//! let root = doc.root();
+//! match root.get("Elapsed") {
+//!     Some(Value::Number(n)) => assert_eq!(n.to_decimal(), Some(Decimal::new(125, 1))),
+//!     other => panic!("{other:?}"),
+//! }
+//! match root.get("Message") {
+//!     Some(Value::String(s)) => assert_eq!(s.unescaped(), r#"a "quoted" word"#),
+//!     other => panic!("{other:?}"),
+//! }
+//! assert!(parser.parse(b"{\"a\":1,}").is_err());
+//! ```
+//!
+//! # What is accepted
+//!
+//! Strict JSON (RFC 8259) with an object at the root, whitespace allowed around and between
+//! tokens. Rejected: invalid UTF-8, leading zeros, `+1`, `.5`, `1.`, `NaN`, raw control
+//! characters (below U+0020) in strings, unknown escapes, `\u` escapes that are lone UTF-16
+//! surrogates (as serde_json does), trailing commas, anything but whitespace after the root
+//! object, nesting deeper than [`DEPTH_LIMIT`] (serde_json's default limit), and lines of 4 GiB
+//! or more.
+//!
+//! Deliberate leniencies compared with serde_json: none in what is *accepted*. The scanner
+//! accepts numbers of any size (`1e400`), which serde_json with `arbitrary_precision` also
+//! accepts; [`Number::to_decimal`] then answers `None` and [`Number::to_f64`] infinity.
+//! Duplicate keys are kept; lookups see the first.
 #![deny(missing_docs)]
+#![warn(clippy::undocumented_unsafe_blocks, clippy::missing_safety_doc)]
+
+#[cfg(target_arch = "x86_64")]
+mod avx2;
+mod number;
+mod scalar;
+mod state;
+mod unescape;
 
 use std::borrow::Cow;
 use std::fmt;
 
 pub use rust_decimal::Decimal;
+pub use state::DEPTH_LIMIT;
+
+use state::{Frame, Kind, Machine, Node};
 
 /// Which character-search implementation scans lines. Chosen once per run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -37,7 +80,7 @@ impl Scanner {
     }
     /// The AVX2 implementation, or `None` when the CPU lacks AVX2.
     pub fn avx2() -> Option<Scanner> {
-        todo!()
+        Engine::avx2().map(|_| Scanner::Avx2)
     }
     /// `"auto"`, `"scalar"` or `"avx2"`; `None` for another name or avx2 on a CPU without it.
     pub fn from_name(name: &str) -> Option<Scanner> {
@@ -57,6 +100,35 @@ impl Scanner {
     }
 }
 
+/// The feeder a [`Parser`] really runs. `Avx2` holds a proof token that can only be made after
+/// the CPU was found to have AVX2, so `Scanner::Avx2` built by hand on another CPU falls back
+/// to the scalar feeder instead of executing unsupported instructions.
+#[derive(Clone, Copy, Debug)]
+enum Engine {
+    Scalar,
+    #[cfg(target_arch = "x86_64")]
+    Avx2(avx2::Token),
+}
+
+impl Engine {
+    fn avx2() -> Option<Engine> {
+        #[cfg(target_arch = "x86_64")]
+        {
+            avx2::Token::new().map(Engine::Avx2)
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            None
+        }
+    }
+    fn new(scanner: Scanner) -> Engine {
+        match scanner {
+            Scanner::Scalar => Engine::Scalar,
+            Scanner::Avx2 => Engine::avx2().unwrap_or(Engine::Scalar),
+        }
+    }
+}
+
 /// Why a line is not a JSON object, and where (byte offset into the line).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Malformed {
@@ -64,6 +136,15 @@ pub struct Malformed {
     pub offset: usize,
     /// What was wrong.
     pub reason: Reason,
+}
+
+impl Malformed {
+    /// Built out of line so that the hot paths stay small.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn new(offset: usize, reason: Reason) -> Malformed {
+        Malformed { offset, reason }
+    }
 }
 
 /// The kinds of malformed input.
@@ -81,11 +162,33 @@ pub enum Reason {
     TrailingCharacters,
     /// Nesting deeper than the depth limit.
     TooDeep,
+    /// The line is 4 GiB or longer (offsets are kept in 32 bits).
+    TooLong,
+}
+
+impl Reason {
+    /// A short human description.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Reason::InvalidUtf8 => "invalid UTF-8",
+            Reason::NotAnObject => "the line is not a JSON object",
+            Reason::Syntax => "invalid JSON syntax",
+            Reason::TrailingCharacters => "characters after the end of the object",
+            Reason::TooDeep => "nesting too deep",
+            Reason::TooLong => "line too long (4 GiB or more)",
+        }
+    }
+}
+
+impl fmt::Display for Reason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 impl fmt::Display for Malformed {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        todo!()
+        write!(f, "{} at byte {}", self.reason, self.offset)
     }
 }
 
@@ -95,13 +198,45 @@ impl std::error::Error for Malformed {}
 /// seen all of them (the rest of the line is still validated).
 #[derive(Clone, Debug, Default)]
 pub struct KeySet {
-    _todo: (),
+    keys: Vec<String>,
 }
 
 impl KeySet {
     /// The set of these keys (unescaped text).
     pub fn new<I: IntoIterator<Item = S>, S: AsRef<str>>(keys: I) -> KeySet {
-        todo!()
+        let mut set = KeySet::default();
+        for key in keys {
+            let key = key.as_ref();
+            if !set.contains(key) {
+                set.keys.push(key.to_owned());
+            }
+        }
+        set
+    }
+    /// Whether `key` (unescaped text) is in the set.
+    pub fn contains(&self, key: &str) -> bool {
+        self.keys.iter().any(|k| k == key)
+    }
+    /// Number of distinct keys.
+    pub fn len(&self) -> usize {
+        self.keys.len()
+    }
+    /// Whether the set is empty (then `parse_until` indexes no member at all).
+    pub fn is_empty(&self) -> bool {
+        self.keys.is_empty()
+    }
+    /// The keys, in the order first given.
+    pub fn iter(&self) -> impl Iterator<Item = &str> + '_ {
+        self.keys.iter().map(String::as_str)
+    }
+    /// The position of the key whose raw (possibly escaped) text between the quotes is `raw`.
+    pub(crate) fn position(&self, raw: &[u8], escaped: bool) -> Option<usize> {
+        if escaped {
+            let raw = std::str::from_utf8(raw).ok()?;
+            self.keys.iter().position(|k| unescape::eq(raw, k))
+        } else {
+            self.keys.iter().position(|k| k.as_bytes() == raw)
+        }
     }
 }
 
@@ -109,12 +244,27 @@ impl KeySet {
 #[derive(Debug)]
 pub struct Parser {
     scanner: Scanner,
+    engine: Engine,
+    nodes: Vec<Node>,
+    stack: Vec<Frame>,
 }
 
 impl Parser {
-    /// A parser that uses `scanner`.
+    /// A parser that uses `scanner`. (`Scanner::Avx2` on a CPU without AVX2 runs the scalar
+    /// feeder; [`Parser::scanner`] then says `Scalar`.)
     pub fn new(scanner: Scanner) -> Parser {
-        Parser { scanner }
+        let engine = Engine::new(scanner);
+        let scanner = match engine {
+            Engine::Scalar => Scanner::Scalar,
+            #[cfg(target_arch = "x86_64")]
+            Engine::Avx2(_) => Scanner::Avx2,
+        };
+        Parser {
+            scanner,
+            engine,
+            nodes: Vec::new(),
+            stack: Vec::new(),
+        }
     }
     /// The scanner in use.
     pub fn scanner(&self) -> Scanner {
@@ -123,7 +273,7 @@ impl Parser {
     /// Validate `line` (UTF-8 and JSON syntax) and index its structure. The root must be an
     /// object; whitespace around it is allowed. `line` excludes the line terminator.
     pub fn parse<'a>(&'a mut self, line: &'a [u8]) -> Result<Document<'a>, Malformed> {
-        todo!()
+        self.run(line, None)
     }
     /// Like [`Parser::parse`], but stops building the index once every key in `want` has been
     /// seen at the top level; the rest is validated only. Lookups of other top-level keys may
@@ -133,24 +283,142 @@ impl Parser {
         line: &'a [u8],
         want: &KeySet,
     ) -> Result<Document<'a>, Malformed> {
-        todo!()
+        self.run(line, Some(want))
     }
+
+    fn run<'a>(
+        &'a mut self,
+        line: &'a [u8],
+        want: Option<&KeySet>,
+    ) -> Result<Document<'a>, Malformed> {
+        if line.len() >= u32::MAX as usize {
+            return Err(Malformed::new(u32::MAX as usize, Reason::TooLong));
+        }
+        let text = validate_utf8(line)?;
+        let mut machine = Machine::new(line, &mut self.nodes, &mut self.stack, want);
+        match self.engine {
+            Engine::Scalar => scalar::scan(&mut machine)?,
+            #[cfg(target_arch = "x86_64")]
+            Engine::Avx2(token) => avx2::scan(token, &mut machine)?,
+        }
+        Ok(Document {
+            line: text,
+            nodes: &self.nodes,
+        })
+    }
+}
+
+/// The line as text, or where its UTF-8 goes wrong.
+fn validate_utf8(line: &[u8]) -> Result<&str, Malformed> {
+    match simdutf8::basic::from_utf8(line) {
+        Ok(text) => Ok(text),
+        Err(_) => Err(utf8_error(line)),
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn utf8_error(line: &[u8]) -> Malformed {
+    let offset = match simdutf8::compat::from_utf8(line) {
+        Ok(_) => 0,
+        Err(e) => e.valid_up_to(),
+    };
+    Malformed::new(offset, Reason::InvalidUtf8)
 }
 
 /// One scanned line.
 #[derive(Clone, Copy, Debug)]
 pub struct Document<'a> {
     line: &'a str,
+    nodes: &'a [Node],
 }
 
 impl<'a> Document<'a> {
     /// The root object.
     pub fn root(&self) -> Object<'a> {
-        todo!()
+        Object {
+            at: At::new(self.line, self.nodes, 0),
+        }
     }
     /// The whole line as text.
     pub fn text(&self) -> &'a str {
         self.line
+    }
+    /// How many nodes (keys and values) were indexed: a measure of the work done, used to
+    /// test that [`Parser::parse_until`] stops early.
+    pub fn indexed(&self) -> usize {
+        self.nodes.len()
+    }
+}
+
+/// A position in a document's tape: the line, the nodes and one node's index.
+#[derive(Clone, Copy)]
+struct At<'a> {
+    line: &'a str,
+    nodes: &'a [Node],
+    index: usize,
+}
+
+impl fmt::Debug for At<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.raw())
+    }
+}
+
+impl<'a> At<'a> {
+    fn new(line: &'a str, nodes: &'a [Node], index: usize) -> At<'a> {
+        At { line, nodes, index }
+    }
+    fn node(&self) -> Node {
+        self.nodes.get(self.index).copied().unwrap_or(Node::EMPTY)
+    }
+    fn raw(&self) -> &'a str {
+        let n = self.node();
+        self.line
+            .get(n.start as usize..n.end as usize)
+            .unwrap_or("")
+    }
+    /// The index after the subtree of this node.
+    fn next(&self) -> usize {
+        self.node().next as usize
+    }
+    fn at(&self, index: usize) -> At<'a> {
+        At::new(self.line, self.nodes, index)
+    }
+    fn value(&self) -> Value<'a> {
+        let node = self.node();
+        match node.kind {
+            Kind::Null => Value::Null,
+            Kind::True => Value::Bool(true),
+            Kind::False => Value::Bool(false),
+            Kind::Number => Value::Number(Number { raw: self.raw() }),
+            Kind::String | Kind::Key => Value::String(self.string()),
+            Kind::Array => Value::Array(Array { at: *self }),
+            Kind::Object => Value::Object(Object { at: *self }),
+        }
+    }
+    fn string(&self) -> Str<'a> {
+        Str {
+            quoted: self.raw(),
+            escaped: self.node().escaped,
+        }
+    }
+    /// Whether this key node's text equals `key` after unescaping.
+    #[inline]
+    fn key_is(&self, key: &str) -> bool {
+        let n = self.node();
+        // Between the quotes.
+        let Some(raw) = self
+            .line
+            .get(n.start as usize + 1..(n.end as usize).saturating_sub(1))
+        else {
+            return false;
+        };
+        if n.escaped {
+            unescape::eq(raw, key)
+        } else {
+            raw.as_bytes() == key.as_bytes()
+        }
     }
 }
 
@@ -174,7 +442,15 @@ pub enum Value<'a> {
 impl<'a> Value<'a> {
     /// The value's exact JSON text as in the input (strings with their quotes).
     pub fn raw(&self) -> &'a str {
-        todo!()
+        match self {
+            Value::Null => "null",
+            Value::Bool(true) => "true",
+            Value::Bool(false) => "false",
+            Value::Number(n) => n.raw,
+            Value::String(s) => s.quoted,
+            Value::Array(a) => a.raw(),
+            Value::Object(o) => o.raw(),
+        }
     }
 }
 
@@ -190,92 +466,142 @@ impl<'a> Number<'a> {
         self.raw
     }
     /// The exact value, or `None` when a Decimal cannot hold it (too many digits or out of range).
+    ///
+    /// The scale is the number of digits after the point minus the exponent (so `1.50` has scale
+    /// 2, as `Decimal::from_str` gives), clamped to 0..=28. A number whose written scale is above
+    /// 28 but whose value fits is still returned exactly, with trailing zeros dropped:
+    /// `1.000000000000000000000000000000` (30 zeros) gives `1` with scale 28. `1e-29` and
+    /// 30-significant-digit numbers give `None`.
     pub fn to_decimal(&self) -> Option<Decimal> {
-        todo!()
+        number::to_decimal(self.raw.as_bytes())
     }
     /// The value as the nearest f64 (always defined for valid JSON numbers; may be infinite).
     pub fn to_f64(&self) -> f64 {
-        todo!()
+        number::to_f64(self.raw)
     }
 }
 
 /// A JSON string as written.
 #[derive(Clone, Copy, Debug)]
 pub struct Str<'a> {
-    raw: &'a str,
+    /// The string with its quotes.
+    quoted: &'a str,
     escaped: bool,
 }
 
 impl<'a> Str<'a> {
     /// The text between the quotes, escapes kept.
     pub fn raw(&self) -> &'a str {
-        self.raw
+        let end = self.quoted.len().saturating_sub(1);
+        self.quoted.get(1..end).unwrap_or("")
     }
     /// Whether `raw` contains a backslash escape.
     pub fn has_escapes(&self) -> bool {
         self.escaped
     }
     /// The string's value: borrowed when there is nothing to unescape. Lone surrogate escapes
-    /// become U+FFFD.
+    /// become U+FFFD (the scanner rejects them, so this happens only defensively).
     pub fn unescaped(&self) -> Cow<'a, str> {
-        todo!()
+        if self.escaped {
+            Cow::Owned(unescape::unescape(self.raw()))
+        } else {
+            Cow::Borrowed(self.raw())
+        }
     }
 }
 
 /// A JSON object inside a scanned document.
 #[derive(Clone, Copy, Debug)]
 pub struct Object<'a> {
-    _todo: &'a (),
+    at: At<'a>,
 }
 
 impl<'a> Object<'a> {
     /// The value of the first member named `key` (compared after unescaping).
+    ///
+    /// Walks the members of this object only, jumping over nested values.
+    #[inline]
     pub fn get(&self, key: &str) -> Option<Value<'a>> {
-        todo!()
+        let end = self.at.next();
+        let mut i = self.at.index + 1;
+        while i < end {
+            let k = self.at.at(i);
+            let v = self.at.at(i + 1);
+            if k.key_is(key) {
+                return Some(v.value());
+            }
+            // `max` keeps the walk finite even if a link were wrong (they never are).
+            i = v.next().max(i + 2);
+        }
+        None
     }
     /// Number of members (duplicates counted).
     pub fn len(&self) -> usize {
-        todo!()
+        self.iter().count()
     }
     /// Whether the object has no members.
     pub fn is_empty(&self) -> bool {
-        self.len() == 0
+        self.at.next() <= self.at.index + 1
     }
     /// The members in order (duplicates included).
     pub fn iter(&self) -> impl Iterator<Item = (Str<'a>, Value<'a>)> + 'a {
-        std::iter::empty()
+        let at = self.at;
+        let end = at.next();
+        let mut i = at.index + 1;
+        std::iter::from_fn(move || {
+            if i >= end {
+                return None;
+            }
+            let k = at.at(i);
+            let v = at.at(i + 1);
+            i = v.next().max(i + 2);
+            Some((k.string(), v.value()))
+        })
     }
     /// The object's exact JSON text.
     pub fn raw(&self) -> &'a str {
-        todo!()
+        self.at.raw()
     }
 }
 
 /// A JSON array inside a scanned document.
 #[derive(Clone, Copy, Debug)]
 pub struct Array<'a> {
-    _todo: &'a (),
+    at: At<'a>,
 }
 
 impl<'a> Array<'a> {
     /// Element `i`, if present.
     pub fn get(&self, i: usize) -> Option<Value<'a>> {
-        todo!()
+        self.iter().nth(i)
     }
     /// Number of elements.
     pub fn len(&self) -> usize {
-        todo!()
+        self.iter().count()
     }
     /// Whether the array is empty.
     pub fn is_empty(&self) -> bool {
-        self.len() == 0
+        self.at.next() <= self.at.index + 1
     }
     /// The elements in order.
     pub fn iter(&self) -> impl Iterator<Item = Value<'a>> + 'a {
-        std::iter::empty()
+        let at = self.at;
+        let end = at.next();
+        let mut i = at.index + 1;
+        std::iter::from_fn(move || {
+            if i >= end {
+                return None;
+            }
+            let v = at.at(i);
+            i = v.next().max(i + 1);
+            Some(v.value())
+        })
     }
     /// The array's exact JSON text.
     pub fn raw(&self) -> &'a str {
-        todo!()
+        self.at.raw()
     }
 }
+
+#[cfg(test)]
+mod tests;

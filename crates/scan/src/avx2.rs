@@ -1,0 +1,112 @@
+//! The AVX2 feeder: classifies 32 bytes at a time and hands the machine the positions of the set
+//! bits, so runs of ordinary bytes (long strings, stack traces) cost one block each.
+//!
+//! ```text
+//! for each 32-byte block at base (the last one copied into a zeroed [u8; 32]):
+//!     outside = bitmask of bytes in { } [ ] : , "
+//!     inside  = bitmask of bytes that are " or \ or below 0x20
+//!     (for the last block, bits past the end of the line are cleared)
+//!     loop:
+//!         mask = inside if the machine is in a string else outside
+//!         drop the bits below the machine's cursor
+//!         if none is left: next block
+//!         machine.step(base + lowest set bit)     // may move the cursor, flip in_string
+//! machine.finish()
+//! ```
+//!
+//! The machine re-reads its mode after every step, so a quote that opens a string switches the
+//! very next lookup to the `inside` mask of the same block; an escape moves the cursor past its
+//! last byte, which may skip into a later block.
+//!
+//! Unsafe code: the load of a block (`_mm256_loadu_si256` from a `&[u8; 32]`, so always 32
+//! readable bytes, unaligned allowed), and the one call into the `#[target_feature]` entry
+//! point, made only with a [`Token`], which exists only after AVX2 was detected. Nothing here
+//! reads outside the line.
+
+use std::arch::x86_64::{
+    __m256i, _mm256_cmpeq_epi8, _mm256_loadu_si256, _mm256_max_epu8, _mm256_movemask_epi8,
+    _mm256_or_si256, _mm256_set1_epi8,
+};
+
+use crate::Malformed;
+use crate::state::Machine;
+
+/// Proof that the CPU has AVX2: [`Token::new`] is the only way to make one.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Token(());
+
+impl Token {
+    /// A token if this CPU has AVX2.
+    pub(crate) fn new() -> Option<Token> {
+        if std::is_x86_feature_detected!("avx2") {
+            Some(Token(()))
+        } else {
+            None
+        }
+    }
+}
+
+/// Scan the machine's line to the end.
+pub(crate) fn scan(_: Token, m: &mut Machine<'_>) -> Result<(), Malformed> {
+    // SAFETY: a Token exists only when `is_x86_feature_detected!("avx2")` returned true
+    // (Token::new is its only constructor), so the CPU can run `scan_avx2`.
+    unsafe { scan_avx2(m) }
+}
+
+#[target_feature(enable = "avx2")]
+fn scan_avx2(m: &mut Machine<'_>) -> Result<(), Malformed> {
+    let bytes = m.bytes;
+    let len = bytes.len();
+    let mut base = 0;
+    while base < len {
+        let block: Option<&[u8; 32]> = bytes.get(base..base + 32).and_then(|b| b.try_into().ok());
+        let (outside, inside) = match block {
+            Some(block) => masks(block),
+            None => {
+                let rest = bytes.get(base..).unwrap_or_default();
+                let mut copy = [0u8; 32];
+                copy[..rest.len()].copy_from_slice(rest);
+                let keep = (1u32 << rest.len()) - 1;
+                let (outside, inside) = masks(&copy);
+                (outside & keep, inside & keep)
+            }
+        };
+        while let Some(shift) = Some(m.cursor.saturating_sub(base)).filter(|&s| s < 32) {
+            let mask = if m.in_string { inside } else { outside };
+            let bits = mask & (u32::MAX << shift);
+            if bits == 0 {
+                break;
+            }
+            m.step(base + bits.trailing_zeros() as usize)?;
+        }
+        // An escape may have moved the cursor past this block: go to the cursor's block.
+        base = (base + 32).max(m.cursor - m.cursor % 32);
+    }
+    m.finish()
+}
+
+/// The bitmasks of interesting bytes in `block`: (outside strings, inside strings).
+#[target_feature(enable = "avx2")]
+#[inline]
+fn masks(block: &[u8; 32]) -> (u32, u32) {
+    // SAFETY: `block` is 32 readable bytes and `_mm256_loadu_si256` allows any alignment.
+    let v: __m256i = unsafe { _mm256_loadu_si256(block.as_ptr().cast()) };
+    let eq = |c: u8| _mm256_cmpeq_epi8(v, _mm256_set1_epi8(c as i8));
+    let quote = eq(b'"');
+    // '{' and '}' are '[' and ']' with bit 0x20 set.
+    let folded = _mm256_or_si256(v, _mm256_set1_epi8(0x20));
+    let fold_eq = |c: u8| _mm256_cmpeq_epi8(folded, _mm256_set1_epi8(c as i8));
+    let brackets = _mm256_or_si256(fold_eq(b'{'), fold_eq(b'}'));
+    let punct = _mm256_or_si256(eq(b':'), eq(b','));
+    let outside = _mm256_or_si256(_mm256_or_si256(brackets, punct), quote);
+    // b <= 0x1f  <=>  max(b, 0x1f) == 0x1f (unsigned).
+    let control = _mm256_cmpeq_epi8(
+        _mm256_max_epu8(v, _mm256_set1_epi8(0x1f)),
+        _mm256_set1_epi8(0x1f),
+    );
+    let inside = _mm256_or_si256(_mm256_or_si256(quote, eq(b'\\')), control);
+    (
+        _mm256_movemask_epi8(outside) as u32,
+        _mm256_movemask_epi8(inside) as u32,
+    )
+}

@@ -1,0 +1,145 @@
+//! JSON numbers: the grammar check used while scanning, and the conversions asked for later.
+//!
+//! [`to_decimal`] builds the Decimal straight from the digits (no `str` parsing, no floats):
+//!
+//! ```text
+//! digits of the integer and fraction parts, leading zeros dropped:
+//!     sig   = the digits up to the last non-zero one (at most 29 of them, else None)
+//!     zeros = the zeros after it, frac = how many digits follow the point, exp = the exponent
+//! value = sig * 10^(zeros + exp - frac)
+//! scale = clamp(frac - exp, 0, 28)       (1.50 keeps scale 2, like Decimal::from_str)
+//! mantissa = value * 10^scale = sig * 10^(zeros + exp - frac + scale)
+//!     a negative power means the value needs a scale above 28: None
+//!     a mantissa of 2^96 or more does not fit: None
+//! ```
+//!
+//! So every answer is exact: `None` means "a Decimal cannot hold this value", never "rounded".
+
+use rust_decimal::Decimal;
+
+/// Whether `t` is exactly one JSON number: `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`.
+/// On failure, the offset in `t` of the first byte that does not fit.
+#[inline]
+pub(crate) fn validate(t: &[u8]) -> Result<(), usize> {
+    let digits = |mut i: usize| {
+        while t.get(i).is_some_and(u8::is_ascii_digit) {
+            i += 1;
+        }
+        i
+    };
+    let mut i = usize::from(t.first() == Some(&b'-'));
+    match t.get(i) {
+        Some(b'0') => i += 1,
+        Some(b'1'..=b'9') => i = digits(i + 1),
+        _ => return Err(i),
+    }
+    if t.get(i) == Some(&b'.') {
+        let s = i + 1;
+        i = digits(s);
+        if i == s {
+            return Err(i);
+        }
+    }
+    if matches!(t.get(i), Some(b'e' | b'E')) {
+        i += 1;
+        if matches!(t.get(i), Some(b'+' | b'-')) {
+            i += 1;
+        }
+        let s = i;
+        i = digits(s);
+        if i == s {
+            return Err(i);
+        }
+    }
+    if i == t.len() { Ok(()) } else { Err(i) }
+}
+
+/// Powers of ten that fit in a u128 (10^0 ..= 10^38).
+const POW10: [u128; 39] = {
+    let mut t = [1u128; 39];
+    let mut i = 1;
+    while i < 39 {
+        t[i] = t[i - 1] * 10;
+        i += 1;
+    }
+    t
+};
+
+/// The exact Decimal of a valid JSON number, or `None` (see the module docs).
+pub(crate) fn to_decimal(b: &[u8]) -> Option<Decimal> {
+    let (neg, rest) = match b.split_first() {
+        Some((b'-', rest)) => (true, rest),
+        _ => (false, b),
+    };
+    let mut sig: u128 = 0;
+    let mut digits: usize = 0;
+    let mut zeros: usize = 0;
+    let mut frac: i64 = 0;
+    let mut in_frac = false;
+    let mut i = 0;
+    while let Some(&c) = rest.get(i) {
+        match c {
+            b'0' => {
+                if sig != 0 {
+                    zeros += 1;
+                }
+                frac += i64::from(in_frac);
+            }
+            b'1'..=b'9' => {
+                digits += zeros + 1;
+                if digits > 29 {
+                    return None;
+                }
+                sig = sig * POW10[zeros + 1] + u128::from(c - b'0');
+                zeros = 0;
+                frac += i64::from(in_frac);
+            }
+            b'.' => in_frac = true,
+            b'e' | b'E' => break,
+            _ => return None,
+        }
+        i += 1;
+    }
+    let mut exp: i64 = 0;
+    if i < rest.len() {
+        i += 1;
+        let exp_neg = match rest.get(i) {
+            Some(b'-') => {
+                i += 1;
+                true
+            }
+            Some(b'+') => {
+                i += 1;
+                false
+            }
+            _ => false,
+        };
+        for &c in rest.get(i..).unwrap_or_default() {
+            if !c.is_ascii_digit() {
+                return None;
+            }
+            // Saturate: beyond this the answer is None (or zero) anyway.
+            exp = (exp * 10 + i64::from(c - b'0')).min(1 << 40);
+        }
+        if exp_neg {
+            exp = -exp;
+        }
+    }
+    let scale = (frac - exp).clamp(0, 28);
+    if sig == 0 {
+        return Decimal::try_from_i128_with_scale(0, scale as u32).ok();
+    }
+    let shift = usize::try_from(zeros as i64 + exp - frac + scale).ok()?;
+    let mantissa = sig.checked_mul(*POW10.get(shift)?)?;
+    if mantissa >> 96 != 0 {
+        return None;
+    }
+    let mantissa = i128::try_from(mantissa).ok()?;
+    let signed = if neg { -mantissa } else { mantissa };
+    Decimal::try_from_i128_with_scale(signed, scale as u32).ok()
+}
+
+/// The nearest f64 (infinite beyond range); NaN only for text that is not a number at all.
+pub(crate) fn to_f64(raw: &str) -> f64 {
+    raw.parse().unwrap_or(f64::NAN)
+}

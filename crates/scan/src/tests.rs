@@ -1,0 +1,336 @@
+//! Hand-written cases, run through every scanner this CPU has. The generated differential,
+//! mutation and alignment tests are in `tests/`.
+
+use std::str::FromStr;
+
+use super::*;
+
+fn scanners() -> Vec<Scanner> {
+    let mut all = vec![Scanner::Scalar];
+    all.extend(Scanner::avx2());
+    all
+}
+
+/// Parse with every scanner; they must agree on the verdict. The result rendered as text.
+fn verdict(line: &str) -> Result<(), Malformed> {
+    let mut first = None;
+    for s in scanners() {
+        let mut p = Parser::new(s);
+        let v = p.parse(line.as_bytes()).map(|_| ());
+        if let Some(f) = &first {
+            assert_eq!(f, &v, "{} disagrees on {line:?}", s.name());
+        }
+        first = Some(v);
+    }
+    first.unwrap_or(Ok(()))
+}
+
+fn rejects(line: &str, offset: usize, reason: Reason) {
+    assert_eq!(
+        verdict(line),
+        Err(Malformed { offset, reason }),
+        "line {line:?}"
+    );
+}
+
+fn accepts(line: &str) {
+    assert_eq!(verdict(line), Ok(()), "line {line:?}");
+}
+
+#[test]
+fn accepts_valid_lines() {
+    for line in [
+        "{}",
+        " {} ",
+        "\t{\r\n}\n",
+        r#"{"a":1}"#,
+        r#"{"a": 1, "b": [1, 2, {"c": null}], "d": {"e": true, "f": false}}"#,
+        r#"{"a":"x\"y\\z\/\b\f\n\r\tq\u00e9\uD83D\uDE00"}"#,
+        r#"{"a":[],"b":{},"c":[[]],"d":[{}]}"#,
+        r#"{"n":[0,-0,1.5,-1.5e10,2E-3,1e400,123456789012345678901234567890]}"#,
+        "{\"é\":\"ü\u{7f}\"}",
+        r#"{"a":1,"a":2}"#,
+        "{ \"a\" : 1 , \"b\" : [ 1 , 2 ] }",
+    ] {
+        accepts(line);
+    }
+}
+
+#[test]
+fn rejects_with_offset_and_reason() {
+    use Reason::*;
+    let cases: &[(&str, usize, Reason)] = &[
+        ("", 0, NotAnObject),
+        ("   ", 3, NotAnObject),
+        ("[1]", 0, NotAnObject),
+        ("1", 0, NotAnObject),
+        (r#""a""#, 0, NotAnObject),
+        ("x{}", 0, NotAnObject),
+        ("{", 1, Syntax),
+        ("{}}", 2, TrailingCharacters),
+        ("{} x", 3, TrailingCharacters),
+        ("{}{}", 2, TrailingCharacters),
+        (r#"{"a"}"#, 4, Syntax),
+        (r#"{"a" 1}"#, 5, Syntax),
+        (r#"{"a":1 "b":2}"#, 7, Syntax),
+        (r#"{"a":1,}"#, 7, Syntax),
+        (r#"{"a":[1,]}"#, 8, Syntax),
+        (r#"{"a":[,1]}"#, 6, Syntax),
+        (r#"{"a":}"#, 5, Syntax),
+        (r#"{"a":[}"#, 6, Syntax),
+        (r#"{"a":{]}"#, 6, Syntax),
+        (r#"{"a":01}"#, 6, Syntax),
+        (r#"{"a":+1}"#, 5, Syntax),
+        (r#"{"a":.5}"#, 5, Syntax),
+        (r#"{"a":1.}"#, 7, Syntax),
+        (r#"{"a":1e}"#, 7, Syntax),
+        (r#"{"a":-}"#, 6, Syntax),
+        (r#"{"a":NaN}"#, 5, Syntax),
+        (r#"{"a":tru}"#, 5, Syntax),
+        (r#"{"a":nulll}"#, 5, Syntax),
+        (r#"{"a":1 2}"#, 6, Syntax),
+        (r#"{"a":"x\q"}"#, 8, Syntax),
+        (r#"{"a":"\u12G4"}"#, 8, Syntax),
+        (r#"{"a":"\uD800"}"#, 12, Syntax),
+        (r#"{"a":"\uD800\u0041"}"#, 12, Syntax),
+        (r#"{"a":"\uDC00"}"#, 6, Syntax),
+        ("{\"a\":\"x\ty\"}", 7, Syntax),
+        (r#"{"a":"abc"#, 9, Syntax),
+        (r#"{"a":"abc\"#, 10, Syntax),
+        (r#"{1:2}"#, 1, Syntax),
+        (r#"{"a"::1}"#, 5, Syntax),
+        (r#"{,}"#, 1, Syntax),
+    ];
+    for &(line, offset, reason) in cases {
+        rejects(line, offset, reason);
+    }
+    rejects("{\"a\":\"\u{e9}\"}\u{0}", 10, TrailingCharacters);
+    let mut bad = br#"{"a":"xx"}"#.to_vec();
+    bad[6] = 0xff;
+    for s in scanners() {
+        assert_eq!(
+            Parser::new(s).parse(&bad).map(|_| ()),
+            Err(Malformed::new(6, InvalidUtf8))
+        );
+    }
+}
+
+#[test]
+fn depth_limit_matches_serde_json() {
+    let nest = |n: usize| format!("{}{}", "{\"a\":".repeat(n - 1) + "{", "}".repeat(n));
+    accepts(&nest(DEPTH_LIMIT));
+    rejects(&nest(DEPTH_LIMIT + 1), 5 * DEPTH_LIMIT, Reason::TooDeep);
+    assert!(serde_json::from_str::<serde_json::Value>(&nest(DEPTH_LIMIT)).is_ok());
+    assert!(serde_json::from_str::<serde_json::Value>(&nest(DEPTH_LIMIT + 1)).is_err());
+    let arrays = format!("{{\"a\":{}{}}}", "[".repeat(200_000), "]".repeat(200_000));
+    rejects(&arrays, 5 + DEPTH_LIMIT - 1, Reason::TooDeep);
+}
+
+#[test]
+fn lookups_walk_the_top_level() {
+    for s in scanners() {
+        let mut p = Parser::new(s);
+        let doc = p
+            .parse(
+                br#"{"a":{"b":1,"Elapsed":7},"Elaps\u0065d":2.50,"Elapsed":3,"c":[1,{"d":"x"}]}"#,
+            )
+            .unwrap();
+        let root = doc.root();
+        assert_eq!(root.len(), 4);
+        let Some(Value::Number(n)) = root.get("Elapsed") else {
+            panic!("Elapsed")
+        };
+        assert_eq!(n.raw(), "2.50");
+        assert_eq!(n.to_decimal(), Some(Decimal::new(250, 2)));
+        let Some(Value::Object(a)) = root.get("a") else {
+            panic!("a")
+        };
+        assert_eq!(a.raw(), r#"{"b":1,"Elapsed":7}"#);
+        assert_eq!(a.get("Elapsed").map(|v| v.raw()), Some("7"));
+        let Some(Value::Array(c)) = root.get("c") else {
+            panic!("c")
+        };
+        assert_eq!(c.len(), 2);
+        assert_eq!(c.get(0).map(|v| v.raw()), Some("1"));
+        let Some(Value::Object(d)) = c.get(1) else {
+            panic!("c[1]")
+        };
+        assert_eq!(d.get("d").map(|v| v.raw()), Some(r#""x""#));
+        assert!(c.get(2).is_none());
+        assert!(root.get("b").is_none());
+        assert!(root.get("d").is_none());
+        let keys: Vec<_> = root.iter().map(|(k, _)| k.unescaped()).collect();
+        assert_eq!(keys, ["a", "Elapsed", "Elapsed", "c"]);
+    }
+}
+
+#[test]
+fn empty_containers() {
+    let mut p = Parser::new(Scanner::detect());
+    let doc = p.parse(br#"{"a":[],"b":{},"c":1}"#).unwrap();
+    let root = doc.root();
+    let Some(Value::Array(a)) = root.get("a") else {
+        panic!()
+    };
+    assert!(a.is_empty());
+    assert_eq!(a.iter().count(), 0);
+    let Some(Value::Object(b)) = root.get("b") else {
+        panic!()
+    };
+    assert!(b.is_empty());
+    assert_eq!(b.raw(), "{}");
+    assert_eq!(root.get("c").map(|v| v.raw()), Some("1"));
+    let doc = p.parse(b" {} ").unwrap();
+    assert!(doc.root().is_empty());
+    assert_eq!(doc.root().raw(), "{}");
+}
+
+#[test]
+fn strings_unescape_on_demand() {
+    let mut p = Parser::new(Scanner::detect());
+    let doc = p
+        .parse(br#"{"plain":"abc","esc":"a\"b\\c\/d\b\f\n\r\t\u00e9\u20AC\uD83D\uDE00"}"#)
+        .unwrap();
+    let Some(Value::String(s)) = doc.root().get("plain") else {
+        panic!()
+    };
+    assert!(!s.has_escapes());
+    assert!(matches!(s.unescaped(), Cow::Borrowed("abc")));
+    let Some(Value::String(s)) = doc.root().get("esc") else {
+        panic!()
+    };
+    assert!(s.has_escapes());
+    assert_eq!(
+        s.unescaped(),
+        "a\"b\\c/d\u{8}\u{c}\n\r\t\u{e9}\u{20ac}\u{1f600}"
+    );
+}
+
+#[test]
+fn unescape_is_defensive_about_lone_surrogates() {
+    assert_eq!(unescape::unescape(r"a\uD800b"), "a\u{fffd}b");
+    assert_eq!(unescape::unescape(r"a\uDC00b"), "a\u{fffd}b");
+    assert_eq!(unescape::unescape(r"\uD800\u0041"), "\u{fffd}A");
+    assert_eq!(unescape::unescape(r"x\"), "x\u{fffd}");
+    assert!(unescape::eq(r"Elaps\u0065d", "Elapsed"));
+    assert!(!unescape::eq(r"Elaps\u0065d", "Elapse"));
+    assert!(!unescape::eq(r"Elaps\u0065d", "Elapsedx"));
+}
+
+#[test]
+fn numbers_to_decimal_match_from_str() {
+    for text in [
+        "0",
+        "-0",
+        "1",
+        "-1",
+        "109.8706",
+        "0.0001",
+        "1.50",
+        "-12345678901234567890",
+        "79228162514264337593543950335",
+        "7.9228162514264337593543950335",
+        "0.0000000000000000000000000001",
+        "123.4560000",
+        "0.00",
+    ] {
+        let want = Decimal::from_str(text).unwrap();
+        let got = number::to_decimal(text.as_bytes()).unwrap();
+        assert_eq!(got, want, "{text}");
+        assert_eq!(got.scale(), want.scale(), "{text}");
+    }
+}
+
+#[test]
+fn numbers_with_exponents_and_limits() {
+    let d = |t: &str| number::to_decimal(t.as_bytes());
+    assert_eq!(d("1.5e2"), Some(Decimal::new(150, 0)));
+    assert_eq!(d("15E-1"), Some(Decimal::new(15, 1)));
+    assert_eq!(d("-2.5e+3"), Some(Decimal::new(-2500, 0)));
+    assert_eq!(d("1e28"), Some(Decimal::from_str("1e28").unwrap()));
+    assert_eq!(d("1e-28"), Some(Decimal::new(1, 28)));
+    assert_eq!(d("0e999999999999999999999"), Some(Decimal::ZERO));
+    // Trailing zeros past scale 28 are dropped: the value is still exact.
+    let one = d("1.000000000000000000000000000000").unwrap();
+    assert_eq!(one, Decimal::ONE);
+    assert_eq!(one.scale(), 28);
+    assert_eq!(d("1e-29"), None);
+    assert_eq!(d("1e29"), None);
+    assert_eq!(d("79228162514264337593543950336"), None);
+    assert_eq!(d("123456789012345678901234567890"), None);
+    assert_eq!(d("1.00000000000000000000000000001"), None);
+    assert_eq!(
+        d("1.0000000000000000000000000001"),
+        Some(Decimal::from_i128_with_scale(10i128.pow(28) + 1, 28))
+    );
+    assert_eq!(d("1e400"), None);
+    assert_eq!(d("1e99999999999999999999999"), None);
+    assert_eq!(number::to_f64("1e400"), f64::INFINITY);
+    assert_eq!(number::to_f64("-1.5e-3"), -0.0015);
+}
+
+#[test]
+fn number_grammar() {
+    for ok in [
+        "0", "-0", "1", "10", "1.0", "1e5", "1E+5", "1e-05", "-0.5e1",
+    ] {
+        assert_eq!(number::validate(ok.as_bytes()), Ok(()), "{ok}");
+    }
+    for (bad, at) in [
+        ("01", 1),
+        ("-", 1),
+        ("-a", 1),
+        ("1.", 2),
+        ("1.e5", 2),
+        ("1e", 2),
+        ("1e+", 3),
+        ("1x", 1),
+        ("--1", 1),
+    ] {
+        assert_eq!(number::validate(bad.as_bytes()), Err(at), "{bad}");
+    }
+}
+
+#[test]
+fn parse_until_stops_indexing_but_still_validates() {
+    let line = br#"{"a":1,"b":{"x":[1,2,3]},"Elapsed":5,"c":"long","d":[1,2,3]}"#;
+    let want = KeySet::new(["Elapsed", "a"]);
+    for s in scanners() {
+        let mut p = Parser::new(s);
+        let full = p.parse(line).unwrap().indexed();
+        let doc = p.parse_until(line, &want).unwrap();
+        assert!(doc.indexed() < full);
+        assert_eq!(doc.root().get("Elapsed").map(|v| v.raw()), Some("5"));
+        assert_eq!(doc.root().get("a").map(|v| v.raw()), Some("1"));
+        assert_eq!(doc.root().raw().len(), line.len());
+        assert!(doc.root().get("d").is_none());
+        let bad = br#"{"a":1,"Elapsed":5,"c":"long","d":[1,2,3}"#;
+        assert_eq!(
+            p.parse_until(bad, &want).map(|_| ()),
+            Err(Malformed::new(bad.len() - 1, Reason::Syntax))
+        );
+        // Nothing wanted: nothing indexed but the root, still validated.
+        let doc = p.parse_until(line, &KeySet::default()).unwrap();
+        assert_eq!(doc.indexed(), 1);
+        assert!(doc.root().is_empty());
+        // An escaped key counts as seen.
+        let doc = p
+            .parse_until(br#"{"Elaps\u0065d":5,"a":2,"z":1}"#, &want)
+            .unwrap();
+        assert_eq!(doc.root().get("Elapsed").map(|v| v.raw()), Some("5"));
+        assert!(doc.root().get("z").is_none());
+    }
+}
+
+#[test]
+fn scanner_names() {
+    assert_eq!(Scanner::from_name("scalar"), Some(Scanner::Scalar));
+    assert_eq!(Scanner::from_name("nope"), None);
+    assert_eq!(Scanner::from_name("auto"), Some(Scanner::detect()));
+    assert_eq!(Scanner::from_name("avx2"), Scanner::avx2());
+    assert_eq!(Parser::new(Scanner::Avx2).scanner(), Scanner::detect());
+    assert_eq!(
+        Malformed::new(3, Reason::Syntax).to_string(),
+        "invalid JSON syntax at byte 3"
+    );
+}

@@ -1,0 +1,67 @@
+//! Helpers shared by the test modules: every scanner this CPU has, and the comparison of a
+//! lazy value with a `serde_json::Value`.
+
+use ndq_scan::{Object, Scanner, Value};
+use serde_json::Value as J;
+
+/// Scalar, and AVX2 when the CPU has it.
+pub fn scanners() -> Vec<Scanner> {
+    let mut all = vec![Scanner::Scalar];
+    all.extend(Scanner::avx2());
+    all
+}
+
+/// Whether the lazy value `v` equals serde_json's `j`; `Err` says where they differ.
+/// Objects with duplicate keys: serde_json keeps the last value, the lazy API answers `get`
+/// with the first; both are checked against the matching occurrence.
+pub fn agree(v: Value<'_>, j: &J) -> Result<(), String> {
+    let ok = match (v, j) {
+        (Value::Null, J::Null) => true,
+        (Value::Bool(a), J::Bool(b)) => a == *b,
+        (Value::Number(n), J::Number(m)) => n.raw() == m.as_str(),
+        (Value::String(s), J::String(t)) => s.unescaped() == t.as_str(),
+        (Value::Array(a), J::Array(b)) => {
+            if a.len() != b.len() {
+                return Err(format!("array lengths {} vs {}", a.len(), b.len()));
+            }
+            for (i, (x, y)) in a.iter().zip(b).enumerate() {
+                agree(x, y).map_err(|e| format!("[{i}] {e}"))?;
+                agree(a.get(i).ok_or("get(i)")?, y).map_err(|e| format!("get({i}) {e}"))?;
+            }
+            true
+        }
+        (Value::Object(o), J::Object(m)) => return agree_object(o, m),
+        _ => false,
+    };
+    if ok {
+        Ok(())
+    } else {
+        Err(format!("{} vs {j}", v.raw()))
+    }
+}
+
+fn agree_object(o: Object<'_>, m: &serde_json::Map<String, J>) -> Result<(), String> {
+    let members: Vec<(String, Value<'_>)> = o
+        .iter()
+        .map(|(k, v)| (k.unescaped().into_owned(), v))
+        .collect();
+    let mut distinct: Vec<&str> = members.iter().map(|(k, _)| k.as_str()).collect();
+    distinct.sort_unstable();
+    distinct.dedup();
+    if distinct.len() != m.len() {
+        return Err(format!("{} distinct keys vs {}", distinct.len(), m.len()));
+    }
+    for (k, j) in m {
+        let last = members.iter().rev().find(|(mk, _)| mk == k);
+        let Some((_, last)) = last else {
+            return Err(format!("key {k:?} missing"));
+        };
+        agree(*last, j).map_err(|e| format!(".{k} {e}"))?;
+        let first = o.get(k).ok_or_else(|| format!("get({k:?}) missed"))?;
+        let want_first = members.iter().find(|(mk, _)| mk == k).map(|(_, v)| v.raw());
+        if Some(first.raw()) != want_first {
+            return Err(format!("get({k:?}) is not the first occurrence"));
+        }
+    }
+    Ok(())
+}
