@@ -18,7 +18,7 @@ pub fn agree(v: Value<'_>, j: &J) -> Result<(), String> {
     let ok = match (v, j) {
         (Value::Null, J::Null) => true,
         (Value::Bool(a), J::Bool(b)) => a == *b,
-        (Value::Number(n), J::Number(m)) => n.raw() == m.as_str(),
+        (Value::Number(n), J::Number(m)) => serde_number_text(n.raw()) == m.as_str(),
         (Value::String(s), J::String(t)) => s.unescaped() == t.as_str(),
         (Value::Array(a), J::Array(b)) => {
             if a.len() != b.len() {
@@ -64,4 +64,17 @@ fn agree_object(o: Object<'_>, m: &serde_json::Map<String, J>) -> Result<(), Str
         }
     }
     Ok(())
+}
+
+/// The text serde_json (with `arbitrary_precision`) keeps for a number: as written, except
+/// that the exponent marker is `e` and always has a sign.
+pub fn serde_number_text(raw: &str) -> String {
+    match raw.find(['e', 'E']) {
+        Some(i) => {
+            let (mantissa, exp) = (&raw[..i], &raw[i + 1..]);
+            let sign = if exp.starts_with(['+', '-']) { "" } else { "+" };
+            format!("{mantissa}e{sign}{exp}")
+        }
+        None => raw.to_owned(),
+    }
 }

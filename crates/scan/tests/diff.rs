@@ -1,0 +1,220 @@
+//! Generated documents against serde_json: valid ones give the same values through the lazy
+//! API; mutated ones (truncated, a byte changed, a byte inserted) never panic, are rejected
+//! exactly when serde_json rejects them, and otherwise give the same values. `parse_until`
+//! gives the same verdict and the same values for the wanted keys as `parse`.
+
+use ndq_scan::{KeySet, Parser, Reason, Value};
+use proptest::prelude::*;
+
+use crate::arb::{Json, document, print, style};
+use crate::common::{agree, scanners};
+
+/// The serde_json verdict and ours must match; for accepted lines, the values too.
+pub fn check_line(line: &[u8]) -> Result<(), String> {
+    let want = serde_json::from_slice::<serde_json::Value>(line);
+    for scanner in scanners() {
+        let mut parser = Parser::new(scanner);
+        let got = parser.parse(line);
+        match (&want, got) {
+            (Ok(j @ serde_json::Value::Object(_)), Ok(doc)) => {
+                agree(Value::Object(doc.root()), j)
+                    .map_err(|e| format!("{}: {e}", scanner.name()))?;
+                if doc.root().raw().len() > line.len() {
+                    return Err("root longer than the line".into());
+                }
+            }
+            (Ok(serde_json::Value::Object(_)), Err(e)) => {
+                return Err(format!(
+                    "{}: serde_json accepts, we say {e}",
+                    scanner.name()
+                ));
+            }
+            (Ok(_), Err(e)) if e.reason == Reason::NotAnObject => {}
+            (Ok(_), r) => return Err(format!("{}: a non-object root gave {r:?}", scanner.name())),
+            (Err(_), Err(e)) if e.offset <= line.len() => {}
+            (Err(s), r) => {
+                return Err(format!(
+                    "{}: serde_json says {s}, we say {:?}",
+                    scanner.name(),
+                    r.map(|_| ())
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `parse_until` for the first `n` top-level keys (and one that is never there) agrees with
+/// `parse` on the verdict and on those keys.
+pub fn check_until(line: &[u8], n: usize) -> Result<(), String> {
+    for scanner in scanners() {
+        let mut parser = Parser::new(scanner);
+        let (keys, full) = match parser.parse(line) {
+            Ok(doc) => {
+                let keys: Vec<String> = doc
+                    .root()
+                    .iter()
+                    .map(|(k, _)| k.unescaped().into_owned())
+                    .collect();
+                let values: Vec<Option<String>> = keys
+                    .iter()
+                    .map(|k| doc.root().get(k).map(|v| v.raw().to_owned()))
+                    .collect();
+                (keys, Ok(values))
+            }
+            Err(e) => (Vec::new(), Err(e)),
+        };
+        let mut wanted: Vec<String> = keys.iter().take(n).cloned().collect();
+        if n % 2 == 1 {
+            wanted.push("never there".into());
+        }
+        let set = KeySet::new(&wanted);
+        let mut parser = Parser::new(scanner);
+        match (parser.parse_until(line, &set), full) {
+            (Ok(doc), Ok(values)) => {
+                for (k, v) in keys.iter().zip(values).take(n) {
+                    let got = doc.root().get(k).map(|v| v.raw().to_owned());
+                    if got != v {
+                        return Err(format!("key {k:?}: {got:?} vs {v:?}"));
+                    }
+                }
+            }
+            (Err(a), Err(b)) if a == b => {}
+            (a, b) => {
+                return Err(format!(
+                    "{}: parse_until {:?} vs parse {:?}",
+                    scanner.name(),
+                    a.map(|_| ()),
+                    b.map(|_| ())
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+#[derive(Clone, Debug)]
+enum Mutation {
+    Truncate(usize),
+    Set(usize, u8),
+    Insert(usize, u8),
+    Remove(usize),
+}
+
+fn mutation() -> impl Strategy<Value = Mutation> {
+    let byte = prop_oneof![
+        3 => proptest::sample::select(b"{}[]:,\"\\ \t\nu0123456789-+.eEtrufalsn".to_vec()),
+        1 => any::<u8>(),
+    ];
+    prop_oneof![
+        any::<usize>().prop_map(Mutation::Truncate),
+        (any::<usize>(), byte.clone()).prop_map(|(i, b)| Mutation::Set(i, b)),
+        (any::<usize>(), byte).prop_map(|(i, b)| Mutation::Insert(i, b)),
+        any::<usize>().prop_map(Mutation::Remove),
+    ]
+}
+
+fn mutate(line: &mut Vec<u8>, m: &Mutation) {
+    if line.is_empty() {
+        return;
+    }
+    match *m {
+        Mutation::Truncate(i) => line.truncate(i % line.len()),
+        Mutation::Set(i, b) => {
+            let n = line.len();
+            line[i % n] = b;
+        }
+        Mutation::Insert(i, b) => line.insert(i % (line.len() + 1), b),
+        Mutation::Remove(i) => {
+            line.remove(i % line.len());
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    #[test]
+    fn generated_documents_agree_with_serde_json(doc in document(), style in style()) {
+        let line = print(&doc, style);
+        let j: serde_json::Value = serde_json::from_str(&line).map_err(|e| {
+            TestCaseError::fail(format!("the printer wrote invalid JSON: {e}: {line}"))
+        })?;
+        prop_assert!(matches!(j, serde_json::Value::Object(_)));
+        check_line(line.as_bytes()).map_err(TestCaseError::fail)?;
+    }
+
+    #[test]
+    fn mutated_documents_agree_with_serde_json(
+        doc in document(),
+        style in style(),
+        mutations in proptest::collection::vec(mutation(), 1..4),
+    ) {
+        let mut line = print(&doc, style).into_bytes();
+        for m in &mutations {
+            mutate(&mut line, m);
+        }
+        check_line(&line).map_err(TestCaseError::fail)?;
+    }
+
+    #[test]
+    fn parse_until_agrees_with_parse(
+        doc in document(),
+        style in style(),
+        n in 0usize..6,
+        mutations in proptest::collection::vec(mutation(), 0..2),
+    ) {
+        let mut line = print(&doc, style).into_bytes();
+        for m in &mutations {
+            mutate(&mut line, m);
+        }
+        check_until(&line, n).map_err(TestCaseError::fail)?;
+    }
+}
+
+#[test]
+fn numbers_keep_their_text_and_decimals_are_exact() {
+    let mut runner = proptest::test_runner::TestRunner::default();
+    runner
+        .run(&crate::arb::number(), |n| {
+            let line = format!("{{\"n\":{n}}}");
+            let mut parser = Parser::new(ndq_scan::Scanner::detect());
+            let doc = parser
+                .parse(line.as_bytes())
+                .map_err(|e| TestCaseError::fail(format!("{e}: {line}")))?;
+            let Some(Value::Number(num)) = doc.root().get("n") else {
+                return Err(TestCaseError::fail("no number"));
+            };
+            prop_assert_eq!(num.raw(), n.as_str());
+            // Whenever rust_decimal's own exact parser holds the value, we agree with it.
+            let plain = !n.contains(['e', 'E']);
+            if let (true, Ok(want)) = (plain, rust_decimal::Decimal::from_str_exact(&n)) {
+                prop_assert_eq!(num.to_decimal(), Some(want));
+            }
+            if let Some(d) = num.to_decimal() {
+                // Exact: back to text and through f64 it is the same number as the raw text.
+                let back: f64 = d.to_string().parse().unwrap_or(f64::NAN);
+                prop_assert_eq!(back, num.to_f64());
+            }
+            prop_assert_eq!(num.to_f64(), n.parse::<f64>().unwrap_or(f64::NAN));
+            Ok(())
+        })
+        .unwrap();
+}
+
+#[test]
+fn printer_covers_whitespace_and_escapes() {
+    let doc = Json::Object(vec![(
+        "k/é".into(),
+        Json::Array(vec![Json::String("a\"\\\n\u{1}😀".into()), Json::Null]),
+    )]);
+    for seed in 1..50 {
+        let style = crate::arb::Style {
+            spaces: true,
+            escape_rate: 128,
+            seed,
+        };
+        let line = print(&doc, style);
+        check_line(line.as_bytes()).unwrap();
+    }
+}

@@ -1,0 +1,160 @@
+//! Scalar and AVX2 agree exactly: same verdict (reason and offset), same tape (every value's
+//! raw text and escape flag, the number of nodes), with the line placed at every offset
+//! 0..64 from a 64-byte aligned address; on hand-made block-boundary cases; on generated
+//! documents, their mutations and arbitrary bytes.
+
+use ndq_scan::{KeySet, Parser, Scanner, Value};
+use proptest::prelude::*;
+
+use crate::arb::{document, print, style};
+
+/// Everything observable about a parse, as text.
+pub fn render(parser: &mut Parser, line: &[u8], want: Option<&KeySet>) -> String {
+    let doc = match want {
+        Some(w) => parser.parse_until(line, w),
+        None => parser.parse(line),
+    };
+    match doc {
+        Err(e) => format!("error {e:?}"),
+        Ok(doc) => {
+            let mut out = format!("{} nodes ", doc.indexed());
+            value(&mut out, Value::Object(doc.root()));
+            out
+        }
+    }
+}
+
+fn value(out: &mut String, v: Value<'_>) {
+    match v {
+        Value::Object(o) => {
+            out.push('{');
+            for (k, v) in o.iter() {
+                out.push_str(&format!("{}{}:", k.raw(), k.has_escapes()));
+                value(out, v);
+                out.push(',');
+            }
+            out.push_str(&format!("}}{}", o.raw().len()));
+        }
+        Value::Array(a) => {
+            out.push('[');
+            for v in a.iter() {
+                value(out, v);
+                out.push(',');
+            }
+            out.push_str(&format!("]{}", a.raw().len()));
+        }
+        Value::String(s) => out.push_str(&format!("{:?}{}", s.raw(), s.has_escapes())),
+        other => out.push_str(other.raw()),
+    }
+}
+
+/// `line` at every offset 0..64 from an aligned address, through both scanners (and through
+/// `parse_until` with `want`); all renderings must be equal. Without AVX2 only the scalar
+/// scanner runs (and the test still checks the offsets change nothing).
+pub fn check_aligned(line: &[u8], want: Option<&KeySet>) -> Result<(), String> {
+    let mut scalar = Parser::new(Scanner::Scalar);
+    let mut avx2 = Scanner::avx2().map(Parser::new);
+    let reference = render(&mut scalar, line, want);
+    let mut buf = vec![0u8; line.len() + 128];
+    let align = buf.as_ptr().align_offset(64);
+    for offset in 0..64 {
+        let start = align + offset;
+        buf[start..start + line.len()].copy_from_slice(line);
+        let placed = &buf[start..start + line.len()];
+        for parser in std::iter::once(&mut scalar).chain(avx2.as_mut()) {
+            let got = render(parser, placed, want);
+            if got != reference {
+                return Err(format!(
+                    "{} at offset {offset} on {:?}:\n{got}\nvs scalar at 0:\n{reference}",
+                    parser.scanner().name(),
+                    String::from_utf8_lossy(line)
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Lines with the interesting bytes around the 32-byte block boundaries: `pad` bytes of
+/// filler first, so that each case's tricky part lands on every position of a block.
+fn boundary_cases() -> Vec<Vec<u8>> {
+    let tricky: &[&str] = &[
+        r#""s":"\\\\""#,
+        r#""s":"\\\"""#,
+        r#""s":"a\"b\\"#,
+        r#""s":"\u00e9\uD83D\uDE00""#,
+        r#""s":"é😀€""#,
+        r#""s":"\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\""#,
+        r#""n":-12.5e+3,"t":true,"f":false,"z":null"#,
+        r#""a":[[],{},[{}],{"b":[1, 2 ,3]}]"#,
+        "\"w\" : \t[ 1 ,\r\n 2 ] ",
+        r#""s":"x\q""#,
+        r#""s":"unterminated"#,
+        "\"c\":\"ctl\u{1}\"",
+        r#""n":01"#,
+        r#""k":[}"#,
+    ];
+    let mut out = Vec::new();
+    for t in tricky {
+        for pad in 0..40 {
+            let mut line = String::from("{\"p\":\"");
+            line.extend(std::iter::repeat_n('x', pad));
+            line.push_str("\",");
+            line.push_str(t);
+            line.push('}');
+            out.push(line.clone().into_bytes());
+            // And cut short at every length near the end.
+            for cut in line.len().saturating_sub(8)..line.len() {
+                out.push(line.as_bytes()[..cut].to_vec());
+            }
+        }
+    }
+    // A multi-byte character split by a block boundary at every position.
+    for pad in 0..40 {
+        let line = format!("{{\"{}\":\"€😀é\"}}", "k".repeat(pad));
+        out.push(line.into_bytes());
+    }
+    out
+}
+
+#[test]
+fn block_boundary_cases_agree() {
+    for line in boundary_cases() {
+        check_aligned(&line, None).unwrap();
+        check_aligned(&line, Some(&KeySet::new(["p"]))).unwrap();
+        crate::diff::check_line(&line).unwrap();
+    }
+}
+
+#[test]
+fn sample_lines_agree_at_every_offset() {
+    let sample: &[u8] = include_bytes!("../../../testdata/sample.ndjson");
+    for line in sample.split(|&b| b == b'\n').take(40) {
+        check_aligned(line, None).unwrap();
+        check_aligned(line, Some(&KeySet::new(["Elapsed", "Message"]))).unwrap();
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn generated_documents_agree_at_every_offset(doc in document(), style in style()) {
+        let line = print(&doc, style);
+        check_aligned(line.as_bytes(), None).map_err(TestCaseError::fail)?;
+    }
+
+    #[test]
+    fn arbitrary_bytes_agree(bytes in proptest::collection::vec(
+        prop_oneof![
+            3 => proptest::sample::select(b"{}[]:,\"\\ \nu09a-.e".to_vec()),
+            1 => any::<u8>(),
+        ],
+        0..200,
+    )) {
+        check_aligned(&bytes, None).map_err(TestCaseError::fail)?;
+        let mut wrapped = b"{\"a\":\"".to_vec();
+        wrapped.extend_from_slice(&bytes);
+        check_aligned(&wrapped, None).map_err(TestCaseError::fail)?;
+    }
+}
