@@ -23,10 +23,29 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+mod agg;
+mod doc;
+mod error;
+mod eval;
+mod func;
+mod lex;
+mod parse;
+mod plan;
+mod value;
+
+#[cfg(test)]
+mod tests;
+
 use std::borrow::Cow;
-use std::fmt;
 
 pub use rust_decimal::Decimal;
+
+pub use agg::Accumulator;
+pub use doc::{Doc, Shape};
+pub use error::QueryError;
+pub use eval::Worker;
+pub use plan::Plan;
+pub use value::{format_decimal, unescape_json_str};
 
 /// One output value. Values taken from the input keep their exact JSON text.
 #[derive(Clone, Debug, PartialEq)]
@@ -52,31 +71,19 @@ pub enum Value<'a> {
 impl Value<'_> {
     /// The same value owning its text.
     pub fn into_owned(self) -> Value<'static> {
-        todo!()
+        let own = |c: Cow<'_, str>| Cow::Owned(c.into_owned());
+        match self {
+            Value::Null => Value::Null,
+            Value::Bool(b) => Value::Bool(b),
+            Value::RawNumber(n) => Value::RawNumber(own(n)),
+            Value::Number(d) => Value::Number(d),
+            Value::Float(f) => Value::Float(f),
+            Value::RawString(s) => Value::RawString(own(s)),
+            Value::String(s) => Value::String(own(s)),
+            Value::RawJson(j) => Value::RawJson(own(j)),
+        }
     }
 }
-
-/// A query that failed to parse or plan. `Display` renders the query, a caret under the
-/// column and what was expected / found.
-#[derive(Clone, Debug)]
-pub struct QueryError {
-    _todo: (),
-}
-
-impl QueryError {
-    /// 1-based column (in characters) of the offending part.
-    pub fn column(&self) -> usize {
-        todo!()
-    }
-}
-
-impl fmt::Display for QueryError {
-    fn fmt(&self, _f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        todo!()
-    }
-}
-
-impl std::error::Error for QueryError {}
 
 /// How the CLI drives a plan.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -87,65 +94,4 @@ pub enum Kind {
     Rows,
     /// Aggregation and/or `order by`: rows exist only after every line was accumulated.
     Collect,
-}
-
-/// A compiled query.
-#[derive(Debug)]
-pub struct Plan {
-    _todo: (),
-}
-
-impl Plan {
-    /// Parse and plan `query`.
-    pub fn compile(query: &str) -> Result<Plan, QueryError> {
-        todo!()
-    }
-    /// How to drive it.
-    pub fn kind(&self) -> Kind {
-        todo!()
-    }
-    /// Output column names, in select order (empty for [`Kind::Lines`]).
-    pub fn columns(&self) -> &[String] {
-        todo!()
-    }
-    /// `limit N`, if any.
-    pub fn limit(&self) -> Option<u64> {
-        todo!()
-    }
-    /// The top-level keys the query reads (for `Parser::parse_until`).
-    pub fn key_set(&self) -> &ndq_scan::KeySet {
-        todo!()
-    }
-    /// Per-worker evaluation state (scratch buffers; compiled regexes are shared).
-    pub fn worker(&self) -> Worker<'_> {
-        todo!()
-    }
-    /// An empty partial result for [`Kind::Collect`].
-    pub fn accumulator(&self) -> Accumulator {
-        todo!()
-    }
-    /// The final rows of a [`Kind::Collect`] query from the accumulators merged in input order:
-    /// grouped, sorted, limited.
-    pub fn finish(&self, acc: Accumulator) -> Vec<Vec<Value<'static>>> {
-        todo!()
-    }
-}
-
-/// Per-worker evaluator.
-#[derive(Debug)]
-pub struct Worker<'p> {
-    _plan: &'p Plan,
-}
-
-/// Partial results of a [`Kind::Collect`] query over some lines; mergeable.
-#[derive(Debug, Default)]
-pub struct Accumulator {
-    _todo: (),
-}
-
-impl Accumulator {
-    /// Fold in `later`, which covers lines that come after all of `self`'s.
-    pub fn merge(&mut self, later: Accumulator) {
-        todo!()
-    }
 }

@@ -1,0 +1,481 @@
+//! Partial results of collecting queries ([`Accumulator`]) and how they merge and finish.
+//!
+//! Two shapes:
+//! - **Groups** (aggregation): one [`AggState`] per aggregate per group, groups found by the
+//!   canonical encoding of their keys (numerically equal keys are one group). Every state
+//!   merges exactly (sums are exact decimals, percentile keeps every value, count_distinct
+//!   keeps the set), so merging per-chunk accumulators in input order equals one pass; the
+//!   group order of first appearance is kept too (self's groups, then later's new ones).
+//! - **Rows** (`order by` without aggregation): rows kept owned with their sort keys and a
+//!   sequence number; merging renumbers the later accumulator's rows after self's, and the
+//!   final sort is by (keys, sequence), i.e. stable. With `limit k` at most the `k` best rows
+//!   are kept (a max-heap whose top is the worst kept row), so memory stays bounded.
+//!
+//! The one inexact corner: sums of numbers Decimal cannot hold are f64 sums, whose rounding
+//! can depend on the split.
+
+use std::collections::{BinaryHeap, HashMap, HashSet};
+
+use rust_decimal::Decimal;
+use rust_decimal::prelude::ToPrimitive;
+
+use crate::Value;
+use crate::doc::{Doc, NoDoc};
+use crate::eval::{Cx, Worker, eval, nearest_rank, recycle};
+use crate::func::AggFunc;
+use crate::plan::{AggSpec, Plan};
+use crate::value::{Num, Val, encode_key, total_cmp};
+
+/// Partial results of a [`crate::Kind::Collect`] query over some lines; mergeable.
+#[derive(Debug, Default)]
+pub struct Accumulator {
+    inner: Inner,
+}
+
+#[derive(Debug, Default)]
+enum Inner {
+    /// `Accumulator::default()`: merges as the identity; finishes like a fresh accumulator.
+    #[default]
+    Empty,
+    Groups(Groups),
+    Rows(Rows),
+}
+
+#[derive(Debug, Default)]
+struct Groups {
+    map: HashMap<Box<[u8]>, usize>,
+    groups: Vec<Group>,
+}
+
+#[derive(Debug)]
+struct Group {
+    keys: Vec<Val<'static>>,
+    states: Vec<AggState>,
+}
+
+#[derive(Debug, Default)]
+struct SumState {
+    dec: Decimal,
+    float: f64,
+    has_float: bool,
+    n: u64,
+}
+
+impl SumState {
+    fn add_dec(&mut self, d: Decimal) {
+        match self.dec.checked_add(d) {
+            Some(s) => self.dec = s,
+            None => {
+                self.float += self.dec.to_f64().unwrap_or(0.0) + d.to_f64().unwrap_or(0.0);
+                self.dec = Decimal::ZERO;
+                self.has_float = true;
+            }
+        }
+    }
+    fn add(&mut self, n: Num) {
+        match n {
+            Num::Dec(d) => self.add_dec(d),
+            Num::Float(f) => {
+                self.float += f;
+                self.has_float = true;
+            }
+        }
+        self.n += 1;
+    }
+    fn merge(&mut self, o: SumState) {
+        self.add_dec(o.dec);
+        self.float += o.float;
+        self.has_float |= o.has_float;
+        self.n += o.n;
+    }
+    fn total(&self) -> Num {
+        if self.has_float {
+            Num::Float(self.float + self.dec.to_f64().unwrap_or(0.0))
+        } else {
+            Num::Dec(self.dec)
+        }
+    }
+}
+
+#[derive(Debug)]
+enum AggState {
+    Count(u64),
+    Sum(SumState),
+    Avg(SumState),
+    Min(Option<Val<'static>>),
+    Max(Option<Val<'static>>),
+    Pct(Vec<Num>),
+    Distinct(HashSet<Box<[u8]>>),
+}
+
+impl AggState {
+    fn new(f: AggFunc) -> AggState {
+        match f {
+            AggFunc::Count => AggState::Count(0),
+            AggFunc::Sum => AggState::Sum(SumState::default()),
+            AggFunc::Avg => AggState::Avg(SumState::default()),
+            AggFunc::Min => AggState::Min(None),
+            AggFunc::Max => AggState::Max(None),
+            AggFunc::Percentile => AggState::Pct(Vec::new()),
+            AggFunc::CountDistinct => AggState::Distinct(HashSet::new()),
+        }
+    }
+
+    /// Fold in one line's argument value (`None` for `count(*)`).
+    fn update(&mut self, v: Option<&Val<'_>>, buf: &mut Vec<u8>) {
+        match (self, v) {
+            (AggState::Count(n), None) => *n += 1,
+            (AggState::Count(n), Some(v)) => *n += u64::from(!v.is_null()),
+            (AggState::Sum(s) | AggState::Avg(s), Some(Val::Num(n, _))) => s.add(*n),
+            (AggState::Min(best), Some(v)) => keep_best(best, v, std::cmp::Ordering::Less),
+            (AggState::Max(best), Some(v)) => keep_best(best, v, std::cmp::Ordering::Greater),
+            (AggState::Pct(all), Some(Val::Num(n, _))) => all.push(*n),
+            (AggState::Distinct(set), Some(v)) if !v.is_null() => {
+                buf.clear();
+                encode_key(v, buf);
+                if !set.contains(buf.as_slice()) {
+                    set.insert(buf.as_slice().into());
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn merge(&mut self, later: AggState) {
+        match (self, later) {
+            (AggState::Count(a), AggState::Count(b)) => *a += b,
+            (AggState::Sum(a), AggState::Sum(b)) | (AggState::Avg(a), AggState::Avg(b)) => {
+                a.merge(b)
+            }
+            (AggState::Min(a), AggState::Min(Some(b))) => {
+                keep_best(a, &b, std::cmp::Ordering::Less)
+            }
+            (AggState::Max(a), AggState::Max(Some(b))) => {
+                keep_best(a, &b, std::cmp::Ordering::Greater)
+            }
+            (AggState::Pct(a), AggState::Pct(b)) => a.extend(b),
+            (AggState::Distinct(a), AggState::Distinct(b)) => a.extend(b),
+            _ => {}
+        }
+    }
+
+    fn finish(&self, spec: &AggSpec) -> Val<'static> {
+        let count = |n: u64| Val::number(Num::Dec(Decimal::from(n)));
+        match self {
+            AggState::Count(n) => count(*n),
+            AggState::Sum(s) if s.n > 0 => Val::number(s.total()),
+            AggState::Avg(s) if s.n > 0 => match s.total() {
+                Num::Dec(d) => match d.checked_div(Decimal::from(s.n)) {
+                    Some(q) => Val::number(Num::Dec(q.normalize())),
+                    None => Val::Null,
+                },
+                Num::Float(f) => Val::number(Num::Float(f / s.n as f64)),
+            },
+            AggState::Min(Some(v)) | AggState::Max(Some(v)) => v.clone(),
+            AggState::Pct(all) if !all.is_empty() => {
+                let mut sorted = all.clone();
+                sorted.sort_by(|a, b| a.cmp(*b));
+                let rank = nearest_rank(spec.p, sorted.len());
+                Val::number(sorted[rank - 1])
+            }
+            AggState::Distinct(set) => count(set.len() as u64),
+            _ => Val::Null,
+        }
+    }
+}
+
+/// Keep `v` in `best` when it is a number or string that sorts `want` of the current one
+/// (ties keep the first seen).
+fn keep_best(best: &mut Option<Val<'static>>, v: &Val<'_>, want: std::cmp::Ordering) {
+    if !matches!(v, Val::Num(..) | Val::Str(..)) {
+        return;
+    }
+    let better = match best {
+        None => true,
+        Some(b) => total_cmp(v, b) == want,
+    };
+    if better {
+        *best = Some(v.borrowed().into_owned());
+    }
+}
+
+#[derive(Debug)]
+struct Kept {
+    keys: Vec<Val<'static>>,
+    seq: u64,
+    row: Vec<Value<'static>>,
+    /// Bit `i` set: key `i` sorts descending.
+    dirs: u64,
+}
+
+/// Compare sort keys, honouring directions (null is the greatest value: last ascending,
+/// first descending).
+fn cmp_keys(a: &[Val<'_>], b: &[Val<'_>], dirs: u64) -> std::cmp::Ordering {
+    for (i, (x, y)) in a.iter().zip(b).enumerate() {
+        let o = total_cmp(x, y);
+        let o = if dirs >> i & 1 == 1 { o.reverse() } else { o };
+        if o.is_ne() {
+            return o;
+        }
+    }
+    std::cmp::Ordering::Equal
+}
+
+impl PartialEq for Kept {
+    fn eq(&self, o: &Kept) -> bool {
+        self.cmp(o).is_eq()
+    }
+}
+impl Eq for Kept {}
+impl PartialOrd for Kept {
+    fn partial_cmp(&self, o: &Kept) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl Ord for Kept {
+    fn cmp(&self, o: &Kept) -> std::cmp::Ordering {
+        cmp_keys(&self.keys, &o.keys, self.dirs).then(self.seq.cmp(&o.seq))
+    }
+}
+
+#[derive(Debug)]
+struct Rows {
+    /// Without a limit every row; with one, the best `cap` (top = worst kept).
+    heap: BinaryHeap<Kept>,
+    all: Vec<Kept>,
+    cap: Option<usize>,
+    next_seq: u64,
+}
+
+impl Rows {
+    fn push(&mut self, k: Kept) {
+        match self.cap {
+            None => self.all.push(k),
+            Some(cap) => {
+                if self.heap.len() < cap {
+                    self.heap.push(k);
+                } else if self.heap.peek().is_some_and(|worst| k < *worst) {
+                    self.heap.pop();
+                    self.heap.push(k);
+                }
+            }
+        }
+    }
+    /// Whether a row with these keys (and a sequence after all kept rows) would be kept.
+    fn wants(&self, keys: &[Val<'_>], dirs: u64) -> bool {
+        match self.cap {
+            None => true,
+            Some(cap) if self.heap.len() < cap => true,
+            Some(_) => self
+                .heap
+                .peek()
+                .is_some_and(|worst| cmp_keys(keys, &worst.keys, dirs).is_lt()),
+        }
+    }
+}
+
+fn dirs(plan: &Plan) -> u64 {
+    plan.order
+        .iter()
+        .enumerate()
+        .fold(0, |d, (i, (_, desc))| d | (u64::from(*desc) << i))
+}
+
+impl Plan {
+    /// An empty partial result for [`crate::Kind::Collect`].
+    pub fn accumulator(&self) -> Accumulator {
+        let inner = if self.grouped {
+            let mut g = Groups::default();
+            if self.group_by.is_empty() {
+                // Without group by there is exactly one group, even over zero lines.
+                g.map.insert(Box::new([]), 0);
+                g.groups.push(self.new_group(Vec::new()));
+            }
+            Inner::Groups(g)
+        } else {
+            Inner::Rows(Rows {
+                heap: BinaryHeap::new(),
+                all: Vec::new(),
+                cap: self.limit.map(|l| usize::try_from(l).unwrap_or(usize::MAX)),
+                next_seq: 0,
+            })
+        };
+        Accumulator { inner }
+    }
+
+    fn new_group(&self, keys: Vec<Val<'static>>) -> Group {
+        Group {
+            keys,
+            states: self.aggs.iter().map(|a| AggState::new(a.func)).collect(),
+        }
+    }
+
+    /// The final rows of a [`crate::Kind::Collect`] query from the accumulators merged in
+    /// input order: grouped, sorted, limited.
+    pub fn finish(&self, acc: Accumulator) -> Vec<Vec<Value<'static>>> {
+        let inner = match acc.inner {
+            Inner::Empty => self.accumulator().inner,
+            other => other,
+        };
+        let limit = self
+            .limit
+            .map_or(usize::MAX, |l| usize::try_from(l).unwrap_or(usize::MAX));
+        match inner {
+            Inner::Empty => Vec::new(),
+            Inner::Rows(r) => {
+                let mut all = r.all;
+                all.extend(r.heap);
+                all.sort();
+                all.truncate(limit);
+                all.into_iter().map(|k| k.row).collect()
+            }
+            Inner::Groups(g) => {
+                let mut scratch = Default::default();
+                let mut out: Vec<Kept> = Vec::with_capacity(g.groups.len());
+                let ordered = !self.order.is_empty();
+                let d = if ordered { dirs(self) } else { 0 };
+                for (seq, group) in g.groups.into_iter().enumerate() {
+                    let aggs: Vec<Val<'static>> = group
+                        .states
+                        .iter()
+                        .zip(&self.aggs)
+                        .map(|(s, spec)| s.finish(spec))
+                        .collect();
+                    let cx = Cx {
+                        keys: &group.keys,
+                        aggs: &aggs,
+                    };
+                    let row = self
+                        .out
+                        .iter()
+                        .map(|ex| eval(ex, NoDoc, cx, &mut scratch).into_output())
+                        .collect();
+                    let keys = if ordered {
+                        self.order
+                            .iter()
+                            .map(|(ex, _)| eval(ex, NoDoc, cx, &mut scratch).into_owned())
+                            .collect()
+                    } else {
+                        group.keys.clone()
+                    };
+                    out.push(Kept {
+                        keys,
+                        seq: seq as u64,
+                        row,
+                        dirs: d,
+                    });
+                }
+                out.sort();
+                out.truncate(limit);
+                out.into_iter().map(|k| k.row).collect()
+            }
+        }
+    }
+}
+
+impl Accumulator {
+    /// Fold in `later`, which covers lines that come after all of `self`'s.
+    pub fn merge(&mut self, later: Accumulator) {
+        match (&mut self.inner, later.inner) {
+            (_, Inner::Empty) => {}
+            (Inner::Empty, later) => self.inner = later,
+            (Inner::Groups(a), Inner::Groups(b)) => {
+                let mut buf = Vec::new();
+                for group in b.groups {
+                    buf.clear();
+                    for k in &group.keys {
+                        encode_key(k, &mut buf);
+                    }
+                    match a.map.get(buf.as_slice()) {
+                        Some(&i) => {
+                            for (s, t) in a.groups[i].states.iter_mut().zip(group.states) {
+                                s.merge(t);
+                            }
+                        }
+                        None => {
+                            a.map.insert(buf.as_slice().into(), a.groups.len());
+                            a.groups.push(group);
+                        }
+                    }
+                }
+            }
+            (Inner::Rows(a), Inner::Rows(b)) => {
+                let offset = a.next_seq;
+                a.next_seq += b.next_seq;
+                for mut k in b.all.into_iter().chain(b.heap) {
+                    k.seq += offset;
+                    a.push(k);
+                }
+            }
+            // Accumulators of different plans: keep self (a caller bug, not a panic).
+            _ => {}
+        }
+    }
+}
+
+/// Fold one matching line into `acc` (the `where` was already applied).
+pub(crate) fn accumulate<'a, D: Doc<'a>>(w: &mut Worker<'_>, root: D, acc: &mut Accumulator) {
+    if matches!(acc.inner, Inner::Empty) {
+        *acc = w.plan.accumulator();
+    }
+    let plan = w.plan;
+    match &mut acc.inner {
+        Inner::Empty => {}
+        Inner::Groups(g) => {
+            let idx = if plan.group_by.is_empty() {
+                0
+            } else {
+                let mut keys: Vec<Val<'_>> = recycle(std::mem::take(&mut w.vals));
+                w.key_buf.clear();
+                for ex in &plan.group_by {
+                    let v = eval(ex, root, Cx::default(), &mut w.scratch);
+                    encode_key(&v, &mut w.key_buf);
+                    keys.push(v);
+                }
+                let idx = match g.map.get(w.key_buf.as_slice()) {
+                    Some(&i) => i,
+                    None => {
+                        let owned = keys.drain(..).map(Val::into_owned).collect();
+                        g.map.insert(w.key_buf.as_slice().into(), g.groups.len());
+                        g.groups.push(plan.new_group(owned));
+                        g.groups.len() - 1
+                    }
+                };
+                w.vals = recycle(keys);
+                idx
+            };
+            let group = &mut g.groups[idx];
+            for (state, spec) in group.states.iter_mut().zip(&plan.aggs) {
+                match &spec.arg {
+                    None => state.update(None, &mut w.key_buf),
+                    Some(ex) => {
+                        let v = eval(ex, root, Cx::default(), &mut w.scratch);
+                        state.update(Some(&v), &mut w.key_buf);
+                    }
+                }
+            }
+        }
+        Inner::Rows(r) => {
+            let seq = r.next_seq;
+            r.next_seq += 1;
+            let d = dirs(plan);
+            let mut keys: Vec<Val<'_>> = recycle(std::mem::take(&mut w.vals));
+            for (ex, _) in &plan.order {
+                keys.push(eval(ex, root, Cx::default(), &mut w.scratch));
+            }
+            if r.wants(&keys, d) {
+                let owned_keys = keys.drain(..).map(Val::into_owned).collect();
+                let mut row = Vec::with_capacity(plan.columns.len().max(1));
+                w.project(root, &mut row);
+                let row = row.into_iter().map(Value::into_owned).collect();
+                r.push(Kept {
+                    keys: owned_keys,
+                    seq,
+                    row,
+                    dirs: d,
+                });
+            }
+            w.vals = recycle(keys);
+        }
+    }
+}

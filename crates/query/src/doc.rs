@@ -1,0 +1,151 @@
+//! The document trait: what the evaluator needs from a JSON value, so one engine runs over
+//! ndq_scan's lazy documents and over `serde_json::Value` (the `--engine serde` baseline and
+//! the differential tests).
+//!
+//! Invariants every implementation keeps:
+//! - `get` compares keys after unescaping and returns the *first* member of that name
+//!   (QUERY.md). `serde_json::Value` cannot: its parser keeps the *last* duplicate, so the
+//!   serde engine differs from the lazy one on lines with duplicate keys (documented there).
+//! - `shape` gives a number's exact text (serde_json's `arbitrary_precision` is on in this
+//!   workspace) and a string's value; `raw` gives exact JSON text for arrays and objects
+//!   (serde: re-serialized, so key order and spacing may differ from the input).
+
+use std::borrow::Cow;
+
+use crate::value::unescape_json_str;
+
+/// What a JSON value is, as far as the evaluator looks.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Shape<'a> {
+    /// `null`
+    Null,
+    /// `true` / `false`
+    Bool(bool),
+    /// A number's text as written.
+    Number(&'a str),
+    /// A string: its value, and its raw text between the quotes when the document keeps it.
+    String {
+        /// The unescaped value.
+        value: Cow<'a, str>,
+        /// The text as written, escapes kept (lazy documents only).
+        raw: Option<&'a str>,
+    },
+    /// An array.
+    Array,
+    /// An object.
+    Object,
+}
+
+/// A handle to a JSON value inside one line's document.
+pub trait Doc<'a>: Copy {
+    /// The type of members and elements.
+    type Node: Doc<'a, Node = Self::Node>;
+    /// The first member named `key` (unescaped comparison); `None` when absent or when this is
+    /// not an object.
+    fn get(self, key: &str) -> Option<Self::Node>;
+    /// Element `i`; `None` when out of range or when this is not an array.
+    fn index(self, i: usize) -> Option<Self::Node>;
+    /// What this value is.
+    fn shape(self) -> Shape<'a>;
+    /// This value's JSON text.
+    fn raw(self) -> Cow<'a, str>;
+}
+
+impl<'a> Doc<'a> for ndq_scan::Value<'a> {
+    type Node = ndq_scan::Value<'a>;
+    fn get(self, key: &str) -> Option<Self> {
+        match self {
+            ndq_scan::Value::Object(o) => o.get(key),
+            _ => None,
+        }
+    }
+    fn index(self, i: usize) -> Option<Self> {
+        match self {
+            ndq_scan::Value::Array(a) => a.get(i),
+            _ => None,
+        }
+    }
+    fn shape(self) -> Shape<'a> {
+        match self {
+            ndq_scan::Value::Null => Shape::Null,
+            ndq_scan::Value::Bool(b) => Shape::Bool(b),
+            ndq_scan::Value::Number(n) => Shape::Number(n.raw()),
+            ndq_scan::Value::String(s) => Shape::String {
+                value: if s.has_escapes() {
+                    unescape_json_str(s.raw())
+                } else {
+                    Cow::Borrowed(s.raw())
+                },
+                raw: Some(s.raw()),
+            },
+            ndq_scan::Value::Array(_) => Shape::Array,
+            ndq_scan::Value::Object(_) => Shape::Object,
+        }
+    }
+    fn raw(self) -> Cow<'a, str> {
+        Cow::Borrowed(ndq_scan::Value::raw(&self))
+    }
+}
+
+impl<'a> Doc<'a> for ndq_scan::Object<'a> {
+    type Node = ndq_scan::Value<'a>;
+    fn get(self, key: &str) -> Option<ndq_scan::Value<'a>> {
+        ndq_scan::Object::get(&self, key)
+    }
+    fn index(self, _: usize) -> Option<ndq_scan::Value<'a>> {
+        None
+    }
+    fn shape(self) -> Shape<'a> {
+        Shape::Object
+    }
+    fn raw(self) -> Cow<'a, str> {
+        Cow::Borrowed(ndq_scan::Object::raw(&self))
+    }
+}
+
+impl<'a> Doc<'a> for &'a serde_json::Value {
+    type Node = &'a serde_json::Value;
+    fn get(self, key: &str) -> Option<Self> {
+        self.as_object()?.get(key)
+    }
+    fn index(self, i: usize) -> Option<Self> {
+        self.as_array()?.get(i)
+    }
+    fn shape(self) -> Shape<'a> {
+        match self {
+            serde_json::Value::Null => Shape::Null,
+            serde_json::Value::Bool(b) => Shape::Bool(*b),
+            serde_json::Value::Number(n) => Shape::Number(n.as_str()),
+            serde_json::Value::String(s) => Shape::String {
+                value: Cow::Borrowed(s),
+                raw: None,
+            },
+            serde_json::Value::Array(_) => Shape::Array,
+            serde_json::Value::Object(_) => Shape::Object,
+        }
+    }
+    fn raw(self) -> Cow<'a, str> {
+        Cow::Owned(self.to_string())
+    }
+}
+
+/// A document with nothing in it: evaluates expressions that read no property (finishing
+/// groups from their keys and aggregates).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct NoDoc;
+
+impl<'a> Doc<'a> for NoDoc {
+    type Node = NoDoc;
+    fn get(self, _: &str) -> Option<NoDoc> {
+        None
+    }
+    fn index(self, _: usize) -> Option<NoDoc> {
+        None
+    }
+    fn shape(self) -> Shape<'a> {
+        Shape::Null
+    }
+    fn raw(self) -> Cow<'a, str> {
+        Cow::Borrowed("null")
+    }
+}

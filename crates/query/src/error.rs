@@ -1,0 +1,135 @@
+//! Query errors for people: the message, the query line, and a caret under the offending part.
+//!
+//! Every error carries a byte span into the query text. [`QueryError::column`] turns the start
+//! of that span into a 1-based column counted in characters of its line, and `Display` renders:
+//!
+//! ```text
+//! expected an expression after '>', found the end of the query (column 31)
+//!   select Message where Elapsed >
+//!                                ^
+//! ```
+//!
+//! Invariant: `start <= end <= query.len()` and both lie on char boundaries (the constructor
+//! clamps them), so rendering never panics.
+
+use std::fmt;
+
+/// A query that failed to parse or plan. `Display` renders the query, a caret under the
+/// column and what was expected / found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct QueryError {
+    query: String,
+    start: usize,
+    end: usize,
+    message: String,
+}
+
+impl QueryError {
+    /// An error about `query[start..end]`.
+    pub(crate) fn new(query: &str, start: usize, end: usize, message: impl Into<String>) -> Self {
+        let start = floor_boundary(query, start.min(query.len()));
+        let end = floor_boundary(query, end.clamp(start, query.len()));
+        QueryError {
+            query: query.to_owned(),
+            start,
+            end,
+            message: message.into(),
+        }
+    }
+
+    /// 1-based column (in characters) of the offending part, within its line.
+    pub fn column(&self) -> usize {
+        let line_start = self.query[..self.start].rfind('\n').map_or(0, |i| i + 1);
+        self.query[line_start..self.start].chars().count() + 1
+    }
+
+    /// What went wrong, without the query and caret (e.g. `unknown function 'sume' (did you
+    /// mean 'sum'?)`).
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    /// Byte range of the offending part in the query.
+    pub fn span(&self) -> std::ops::Range<usize> {
+        self.start..self.end
+    }
+}
+
+fn floor_boundary(s: &str, mut i: usize) -> usize {
+    while i > 0 && !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+impl fmt::Display for QueryError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let line_start = self.query[..self.start].rfind('\n').map_or(0, |i| i + 1);
+        let line_end = self.query[self.start..]
+            .find('\n')
+            .map_or(self.query.len(), |i| self.start + i);
+        let line = &self.query[line_start..line_end];
+        // Tabs and other control characters would shift the caret: show them as spaces.
+        let shown: String = line
+            .chars()
+            .map(|c| if c.is_control() { ' ' } else { c })
+            .collect();
+        let col = self.column();
+        let width = self.query[self.start..self.end.min(line_end)]
+            .chars()
+            .count()
+            .max(1);
+        write!(f, "{} (column {col})", self.message)?;
+        write!(
+            f,
+            "\n  {}\n  {}{}",
+            shown.trim_end(),
+            " ".repeat(col - 1),
+            "^".repeat(width)
+        )
+    }
+}
+
+impl std::error::Error for QueryError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn caret_under_column() {
+        let q = "select x where y >";
+        let e = QueryError::new(q, 18, 18, "expected an expression after '>'");
+        assert_eq!(e.column(), 19);
+        assert_eq!(
+            e.to_string(),
+            "expected an expression after '>' (column 19)\n  select x where y >\n                    ^"
+        );
+    }
+
+    #[test]
+    fn caret_spans_token_and_counts_chars() {
+        let q = "select 'é', sume(x)";
+        let e = QueryError::new(q, 13, 17, "unknown function 'sume'");
+        assert_eq!(e.column(), 13);
+        assert!(
+            e.to_string()
+                .ends_with("\n  select 'é', sume(x)\n              ^^^^")
+        );
+    }
+
+    #[test]
+    fn multi_line_query_shows_its_line() {
+        let q = "select x\nwhere ?";
+        let e = QueryError::new(q, 15, 16, "unexpected character '?'");
+        assert_eq!(e.column(), 7);
+        assert!(e.to_string().ends_with("\n  where ?\n        ^"));
+    }
+
+    #[test]
+    fn out_of_range_span_is_clamped() {
+        let e = QueryError::new("é", 1, 99, "m");
+        assert_eq!(e.span(), 0..2);
+        assert_eq!(e.column(), 1);
+    }
+}

@@ -1,0 +1,368 @@
+//! The evaluator: compiled [`Ex`] trees over one document, with SQL's three-valued logic.
+//!
+//! Hot-path rules: nothing is allocated per line unless the query computes a new string
+//! (`lower`, `tostring` of a number...) or keeps a row; property paths are resolved through
+//! the document's `get` only for the keys used; literal regexes and `like` patterns were
+//! compiled by the planner. Per-line scratch (folded strings for `ilike`, key encodings,
+//! order keys) lives in the [`Worker`] and is reused.
+
+use std::borrow::Cow;
+use std::cmp::Ordering;
+
+use rust_decimal::Decimal;
+use rust_decimal::prelude::ToPrimitive;
+
+use crate::Value;
+use crate::agg::{self, Accumulator};
+use crate::doc::{Doc, Shape};
+use crate::func::{self, Like};
+use crate::parse::{BinOp, Seg};
+use crate::plan::{Ex, Pattern, Plan};
+use crate::value::{Num, Val, compare, parse_number};
+
+/// Group keys and finished aggregates, for per-group expressions.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Cx<'x> {
+    pub keys: &'x [Val<'static>],
+    pub aggs: &'x [Val<'static>],
+}
+
+/// Reused buffers for one worker.
+#[derive(Debug, Default)]
+pub(crate) struct Scratch {
+    fold_a: String,
+    fold_b: String,
+}
+
+/// Per-worker evaluator.
+#[derive(Debug)]
+pub struct Worker<'p> {
+    pub(crate) plan: &'p Plan,
+    pub(crate) scratch: Scratch,
+    /// Encoded group keys / distinct values of the current line.
+    pub(crate) key_buf: Vec<u8>,
+    /// Capacity kept between lines for per-line value lists (always empty between calls).
+    pub(crate) vals: Vec<Val<'static>>,
+}
+
+/// An empty vector of another lifetime reusing `v`'s allocation (the in-place `collect` of an
+/// empty vector of a same-layout type keeps the buffer).
+pub(crate) fn recycle<'b>(mut v: Vec<Val<'_>>) -> Vec<Val<'b>> {
+    v.clear();
+    v.into_iter().map(|_| Val::Null).collect()
+}
+
+impl<'p> Worker<'p> {
+    pub(crate) fn new(plan: &'p Plan) -> Worker<'p> {
+        Worker {
+            plan,
+            scratch: Scratch::default(),
+            key_buf: Vec::new(),
+            vals: Vec::new(),
+        }
+    }
+
+    /// Whether `where` is true for this document (no `where`: true).
+    pub fn matches<'a, D: Doc<'a>>(&mut self, root: D) -> bool {
+        match &self.plan.filter {
+            None => true,
+            Some(ex) => matches!(
+                eval(ex, root, Cx::default(), &mut self.scratch),
+                Val::Bool(true)
+            ),
+        }
+    }
+
+    /// The select items of a [`crate::Kind::Rows`] plan for this document: clears `row` and
+    /// pushes one value per column. Values read straight from the input borrow its text.
+    pub fn project<'a, D: Doc<'a>>(&mut self, root: D, row: &mut Vec<Value<'a>>) {
+        row.clear();
+        if self.plan.lines {
+            row.push(Value::RawJson(root.raw()));
+            return;
+        }
+        for ex in &self.plan.items {
+            let v = match ex {
+                Ex::Path(segs) => resolve(root, segs).map_or(Value::Null, node_output),
+                ex => eval(ex, root, Cx::default(), &mut self.scratch).into_output(),
+            };
+            row.push(v);
+        }
+    }
+
+    /// For a [`crate::Kind::Collect`] plan: apply `where`, and when the line matches fold it
+    /// into `acc` (its group's aggregates, or a kept row for `order by`). Returns whether the
+    /// line matched.
+    pub fn accumulate<'a, D: Doc<'a>>(&mut self, root: D, acc: &mut Accumulator) -> bool {
+        if !self.matches(root) {
+            return false;
+        }
+        agg::accumulate(self, root, acc);
+        true
+    }
+}
+
+/// Follow a property path from the root.
+pub(crate) fn resolve<'a, D: Doc<'a>>(root: D, segs: &[Seg]) -> Option<D::Node> {
+    let (first, rest) = segs.split_first()?;
+    let Seg::Key(k) = first else {
+        return None;
+    };
+    let mut n = root.get(k)?;
+    for s in rest {
+        n = match s {
+            Seg::Key(k) => n.get(k)?,
+            Seg::Index(i) => n.index(*i)?,
+        };
+    }
+    Some(n)
+}
+
+/// A document value as an evaluation value (numbers parsed, strings unescaped).
+pub(crate) fn node_val<'a, N: Doc<'a>>(n: N) -> Val<'a> {
+    match n.shape() {
+        Shape::Null => Val::Null,
+        Shape::Bool(b) => Val::Bool(b),
+        Shape::Number(raw) => match parse_number(raw) {
+            Some(num) => Val::Num(num, Some(Cow::Borrowed(raw))),
+            None => Val::Null,
+        },
+        Shape::String { value, raw } => Val::Str(value, raw.map(Cow::Borrowed)),
+        Shape::Array => Val::Json(true, n.raw()),
+        Shape::Object => Val::Json(false, n.raw()),
+    }
+}
+
+/// A document value as output, its text borrowed from the input.
+pub(crate) fn node_output<'a, N: Doc<'a>>(n: N) -> Value<'a> {
+    match n.shape() {
+        Shape::Null => Value::Null,
+        Shape::Bool(b) => Value::Bool(b),
+        Shape::Number(raw) => Value::RawNumber(Cow::Borrowed(raw)),
+        Shape::String { raw: Some(raw), .. } => Value::RawString(Cow::Borrowed(raw)),
+        Shape::String { value, raw: None } => Value::String(value),
+        Shape::Array | Shape::Object => Value::RawJson(n.raw()),
+    }
+}
+
+fn truth(v: &Val<'_>) -> Option<bool> {
+    match v {
+        Val::Bool(b) => Some(*b),
+        _ => None,
+    }
+}
+
+fn from_truth<'x>(t: Option<bool>) -> Val<'x> {
+    t.map_or(Val::Null, Val::Bool)
+}
+
+/// Exact decimal arithmetic; an overflow falls back to f64; `None` (null) for division by
+/// zero and NaN. `/` results drop trailing zeros (`10 / 4` is `2.5`, `6 / 2` is `3`).
+pub(crate) fn arith(op: BinOp, a: Num, b: Num) -> Option<Num> {
+    let float = |x: f64, y: f64| match op {
+        BinOp::Add => x + y,
+        BinOp::Sub => x - y,
+        BinOp::Mul => x * y,
+        BinOp::Div if y == 0.0 => f64::NAN,
+        BinOp::Div => x / y,
+        BinOp::Rem if y == 0.0 => f64::NAN,
+        _ => x % y,
+    };
+    match (a, b) {
+        (Num::Dec(x), Num::Dec(y)) => {
+            if matches!(op, BinOp::Div | BinOp::Rem) && y.is_zero() {
+                return None;
+            }
+            let r = match op {
+                BinOp::Add => x.checked_add(y),
+                BinOp::Sub => x.checked_sub(y),
+                BinOp::Mul => x.checked_mul(y),
+                BinOp::Div => x.checked_div(y).map(|d| d.normalize()),
+                _ => x.checked_rem(y),
+            };
+            Num::from_parts(r, || {
+                float(
+                    x.to_f64().unwrap_or(f64::NAN),
+                    y.to_f64().unwrap_or(f64::NAN),
+                )
+            })
+        }
+        (a, b) => {
+            let f = float(a.to_f64(), b.to_f64());
+            (!f.is_nan()).then_some(Num::Float(f))
+        }
+    }
+}
+
+fn cmp_op(op: BinOp, o: Ordering) -> bool {
+    match op {
+        BinOp::Eq => o == Ordering::Equal,
+        BinOp::Ne => o != Ordering::Equal,
+        BinOp::Lt => o == Ordering::Less,
+        BinOp::Le => o != Ordering::Greater,
+        BinOp::Gt => o == Ordering::Greater,
+        _ => o != Ordering::Less,
+    }
+}
+
+/// Evaluate `ex` on `root`. `'x` is the shorter of the plan's and the document's lifetimes.
+pub(crate) fn eval<'x, 'a: 'x, D: Doc<'a>>(
+    ex: &'x Ex,
+    root: D,
+    cx: Cx<'x>,
+    s: &mut Scratch,
+) -> Val<'x> {
+    match ex {
+        Ex::Const(v) => v.borrowed(),
+        Ex::Path(segs) => resolve(root, segs).map_or(Val::Null, node_val),
+        Ex::Key(i) => cx.keys.get(*i).map_or(Val::Null, Val::borrowed),
+        Ex::Agg(i) => cx.aggs.get(*i).map_or(Val::Null, Val::borrowed),
+        Ex::Neg(a) => match eval(a, root, cx, s) {
+            Val::Num(n, _) => {
+                arith(BinOp::Sub, Num::Dec(Decimal::ZERO), n).map_or(Val::Null, Val::number)
+            }
+            _ => Val::Null,
+        },
+        Ex::Not(a) => from_truth(truth(&eval(a, root, cx, s)).map(|b| !b)),
+        Ex::And(a, b) => {
+            let l = truth(&eval(a, root, cx, s));
+            if l == Some(false) {
+                return Val::Bool(false);
+            }
+            let r = truth(&eval(b, root, cx, s));
+            match (l, r) {
+                (_, Some(false)) => Val::Bool(false),
+                (Some(true), Some(true)) => Val::Bool(true),
+                _ => Val::Null,
+            }
+        }
+        Ex::Or(a, b) => {
+            let l = truth(&eval(a, root, cx, s));
+            if l == Some(true) {
+                return Val::Bool(true);
+            }
+            let r = truth(&eval(b, root, cx, s));
+            match (l, r) {
+                (_, Some(true)) => Val::Bool(true),
+                (Some(false), Some(false)) => Val::Bool(false),
+                _ => Val::Null,
+            }
+        }
+        Ex::Cmp(op, a, b) => {
+            let l = eval(a, root, cx, s);
+            if l.is_null() {
+                return Val::Null;
+            }
+            let r = eval(b, root, cx, s);
+            from_truth(compare(&l, &r).map(|o| cmp_op(*op, o)))
+        }
+        Ex::Arith(op, a, b) => {
+            let (Some(x), Some(y)) = (eval(a, root, cx, s).num(), eval(b, root, cx, s).num())
+            else {
+                return Val::Null;
+            };
+            arith(*op, x, y).map_or(Val::Null, Val::number)
+        }
+        Ex::Like {
+            ex,
+            pattern,
+            negated,
+            ci,
+        } => {
+            let v = eval(ex, root, cx, s);
+            let Some(text) = v.str() else {
+                return Val::Null;
+            };
+            let hit = match pattern {
+                Pattern::Fixed(like) => {
+                    if *ci {
+                        let mut buf = std::mem::take(&mut s.fold_a);
+                        func::fold_into(text, &mut buf);
+                        let hit = like.matches(&buf);
+                        s.fold_a = buf;
+                        hit
+                    } else {
+                        like.matches(text)
+                    }
+                }
+                Pattern::Dynamic(p) => {
+                    let pv = eval(p, root, cx, s);
+                    let Some(pat) = pv.str() else {
+                        return Val::Null;
+                    };
+                    if *ci {
+                        let (mut a, mut b) =
+                            (std::mem::take(&mut s.fold_a), std::mem::take(&mut s.fold_b));
+                        func::fold_into(text, &mut a);
+                        func::fold_into(pat, &mut b);
+                        let hit = Like::new(&b).matches(&a);
+                        (s.fold_a, s.fold_b) = (a, b);
+                        hit
+                    } else {
+                        Like::new(pat).matches(text)
+                    }
+                }
+            };
+            Val::Bool(hit != *negated)
+        }
+        Ex::In { ex, list, negated } => {
+            let v = eval(ex, root, cx, s);
+            if v.is_null() {
+                return Val::Null;
+            }
+            // `x in (a, b)` is `x = a or x = b`: true on a match, else null if any
+            // comparison was null, else false.
+            let mut unknown = false;
+            for item in list {
+                match compare(&v, &eval(item, root, cx, s)) {
+                    Some(Ordering::Equal) => return Val::Bool(!*negated),
+                    Some(_) => {}
+                    None => unknown = true,
+                }
+            }
+            if unknown {
+                Val::Null
+            } else {
+                Val::Bool(*negated)
+            }
+        }
+        Ex::IsNull { ex, negated } => Val::Bool(eval(ex, root, cx, s).is_null() != *negated),
+        Ex::Has(segs) => Val::Bool(resolve(root, segs).is_some()),
+        Ex::Match(a, pattern) => {
+            let v = eval(a, root, cx, s);
+            let Some(text) = v.str() else {
+                return Val::Null;
+            };
+            match pattern {
+                Pattern::Fixed(re) => Val::Bool(re.is_match(text)),
+                Pattern::Dynamic(p) => {
+                    let pv = eval(p, root, cx, s);
+                    match pv.str().map(regex::Regex::new) {
+                        Some(Ok(re)) => Val::Bool(re.is_match(text)),
+                        _ => Val::Null,
+                    }
+                }
+            }
+        }
+        Ex::Coalesce(list) => {
+            for item in list {
+                let v = eval(item, root, cx, s);
+                if !v.is_null() {
+                    return v;
+                }
+            }
+            Val::Null
+        }
+        Ex::Call(f, a, b) => {
+            let a = eval(a, root, cx, s);
+            let b = b.as_ref().map(|b| eval(b, root, cx, s));
+            func::call(*f, a, b)
+        }
+    }
+}
+
+/// `ceil(p / 100 * n)` clamped to `1..=n`: the nearest-rank position (1-based).
+pub(crate) fn nearest_rank(p: Decimal, n: usize) -> usize {
+    let rank = (p * Decimal::from(n) / Decimal::ONE_HUNDRED).ceil();
+    rank.to_usize().unwrap_or(n).clamp(1, n.max(1))
+}

@@ -1,0 +1,390 @@
+//! Functions: the name table (scalars and aggregates, arities, "did you mean"), the scalar
+//! functions themselves, `like` patterns and Unicode case folding.
+//!
+//! Scalars give `null` for an argument of the wrong type (QUERY.md). `like` is matched on
+//! characters (so `_` is one character, not one byte); a pattern with only `%` wildcards
+//! takes a fast path (equality, prefix, suffix or substring search).
+
+use std::borrow::Cow;
+
+use memchr::memmem;
+use rust_decimal::{Decimal, RoundingStrategy};
+
+use crate::value::{Num, Val, parse_number};
+
+/// Scalar functions evaluated on argument values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Func {
+    Contains,
+    StartsWith,
+    EndsWith,
+    Lower,
+    Upper,
+    Length,
+    Abs,
+    Floor,
+    Ceil,
+    Round,
+    ToString,
+    ToNumber,
+}
+
+/// Aggregate functions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum AggFunc {
+    Count,
+    Sum,
+    Avg,
+    Min,
+    Max,
+    Percentile,
+    CountDistinct,
+}
+
+/// What a function name means.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum FuncName {
+    Scalar(Func),
+    Match,
+    Has,
+    Coalesce,
+    Agg(AggFunc),
+}
+
+/// Every function: name, meaning, fewest and most arguments.
+const TABLE: &[(&str, FuncName, usize, usize)] = &[
+    ("match", FuncName::Match, 2, 2),
+    ("has", FuncName::Has, 1, 1),
+    ("contains", FuncName::Scalar(Func::Contains), 2, 2),
+    ("startswith", FuncName::Scalar(Func::StartsWith), 2, 2),
+    ("endswith", FuncName::Scalar(Func::EndsWith), 2, 2),
+    ("lower", FuncName::Scalar(Func::Lower), 1, 1),
+    ("upper", FuncName::Scalar(Func::Upper), 1, 1),
+    ("length", FuncName::Scalar(Func::Length), 1, 1),
+    ("coalesce", FuncName::Coalesce, 1, usize::MAX),
+    ("abs", FuncName::Scalar(Func::Abs), 1, 1),
+    ("floor", FuncName::Scalar(Func::Floor), 1, 1),
+    ("ceil", FuncName::Scalar(Func::Ceil), 1, 1),
+    ("round", FuncName::Scalar(Func::Round), 1, 2),
+    ("tostring", FuncName::Scalar(Func::ToString), 1, 1),
+    ("tonumber", FuncName::Scalar(Func::ToNumber), 1, 1),
+    ("count", FuncName::Agg(AggFunc::Count), 1, 1),
+    ("sum", FuncName::Agg(AggFunc::Sum), 1, 1),
+    ("avg", FuncName::Agg(AggFunc::Avg), 1, 1),
+    ("min", FuncName::Agg(AggFunc::Min), 1, 1),
+    ("max", FuncName::Agg(AggFunc::Max), 1, 1),
+    ("percentile", FuncName::Agg(AggFunc::Percentile), 2, 2),
+    (
+        "count_distinct",
+        FuncName::Agg(AggFunc::CountDistinct),
+        1,
+        1,
+    ),
+];
+
+/// Look up a lowercased function name: its meaning and argument count range.
+pub(crate) fn lookup(name: &str) -> Option<(FuncName, usize, usize)> {
+    TABLE
+        .iter()
+        .find(|(n, ..)| *n == name)
+        .map(|&(_, f, lo, hi)| (f, lo, hi))
+}
+
+/// The known function closest to `name` (edit distance at most 2), for "did you mean".
+pub(crate) fn suggest(name: &str) -> Option<&'static str> {
+    TABLE
+        .iter()
+        .map(|(n, ..)| (edit_distance(name, n), *n))
+        .filter(|(d, _)| *d <= 2)
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, n)| n)
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            cur[j + 1] = (prev[j] + usize::from(ca != *cb))
+                .min(prev[j + 1] + 1)
+                .min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+/// Unicode case folding for `ilike`: upper-case then lower-case, so `ß`, `SS` and `ss` fold
+/// alike and `É` matches `é`. Written into `buf` (reused), ASCII on a fast path.
+pub(crate) fn fold_into(s: &str, buf: &mut String) {
+    buf.clear();
+    if s.is_ascii() {
+        buf.push_str(s);
+        buf.make_ascii_lowercase();
+    } else {
+        buf.push_str(&s.to_uppercase().to_lowercase());
+    }
+}
+
+/// A compiled `like` pattern.
+#[derive(Debug)]
+pub(crate) struct Like {
+    kind: LikeKind,
+}
+
+#[derive(Debug)]
+enum LikeKind {
+    /// No wildcard: the whole string equals this.
+    Exact(String),
+    /// `lit%`
+    Prefix(String),
+    /// `%lit`
+    Suffix(String),
+    /// `%lit%`
+    Contains(Box<memmem::Finder<'static>>),
+    /// Anything else: the general matcher.
+    General(Vec<LikeTok>),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum LikeTok {
+    Any,
+    One,
+    Char(char),
+}
+
+impl Like {
+    pub fn new(pattern: &str) -> Like {
+        let wild = |c: char| c == '%' || c == '_';
+        let inner = |s: &str| !s.is_empty() && !s.contains(wild);
+        let kind = if !pattern.contains(wild) {
+            LikeKind::Exact(pattern.to_owned())
+        } else if let Some(p) = pattern.strip_suffix('%').filter(|p| inner(p)) {
+            LikeKind::Prefix(p.to_owned())
+        } else if let Some(s) = pattern.strip_prefix('%').filter(|s| inner(s)) {
+            LikeKind::Suffix(s.to_owned())
+        } else if let Some(m) = pattern
+            .strip_prefix('%')
+            .and_then(|p| p.strip_suffix('%'))
+            .filter(|m| inner(m))
+        {
+            LikeKind::Contains(Box::new(memmem::Finder::new(m.as_bytes()).into_owned()))
+        } else {
+            LikeKind::General(
+                pattern
+                    .chars()
+                    .map(|c| match c {
+                        '%' => LikeTok::Any,
+                        '_' => LikeTok::One,
+                        c => LikeTok::Char(c),
+                    })
+                    .collect(),
+            )
+        };
+        Like { kind }
+    }
+
+    pub fn matches(&self, s: &str) -> bool {
+        match &self.kind {
+            LikeKind::Exact(p) => s == p,
+            LikeKind::Prefix(p) => s.starts_with(p.as_str()),
+            LikeKind::Suffix(p) => s.ends_with(p.as_str()),
+            LikeKind::Contains(f) => f.find(s.as_bytes()).is_some(),
+            LikeKind::General(toks) => glob(toks, s),
+        }
+    }
+}
+
+/// Wildcard match with backtracking to the last `%`: advance on a literal or `_`; on a `%`
+/// remember where it was and try matching it to nothing; on a mismatch let the last `%` take
+/// one more character and retry from there. Linear in practice, O(n·m) at worst.
+fn glob(pat: &[LikeTok], s: &str) -> bool {
+    let (mut p, mut t) = (0, 0);
+    let mut star: Option<(usize, usize)> = None;
+    while t < s.len() {
+        let c = s[t..].chars().next().unwrap_or('\0');
+        match pat.get(p) {
+            Some(LikeTok::One) => {
+                p += 1;
+                t += c.len_utf8();
+                continue;
+            }
+            Some(LikeTok::Char(x)) if *x == c => {
+                p += 1;
+                t += c.len_utf8();
+                continue;
+            }
+            Some(LikeTok::Any) => {
+                star = Some((p, t));
+                p += 1;
+                continue;
+            }
+            _ => {}
+        }
+        match star {
+            Some((sp, st)) => {
+                let skip = s[st..].chars().next().map_or(1, char::len_utf8);
+                star = Some((sp, st + skip));
+                p = sp + 1;
+                t = st + skip;
+            }
+            None => return false,
+        }
+    }
+    pat[p..].iter().all(|t| *t == LikeTok::Any)
+}
+
+/// `round(n, digits)`, half away from zero; negative `digits` round to tens, hundreds...
+fn round(n: Num, digits: i64) -> Option<Num> {
+    match n {
+        Num::Dec(d) => {
+            if digits >= 0 {
+                let dp = digits.min(28) as u32;
+                Some(Num::Dec(d.round_dp_with_strategy(
+                    dp,
+                    RoundingStrategy::MidpointAwayFromZero,
+                )))
+            } else {
+                let p = Decimal::from_i128_with_scale(
+                    10i128.pow(digits.unsigned_abs().min(28) as u32),
+                    0,
+                );
+                let q = d.checked_div(p)?;
+                let r = q.round_dp_with_strategy(0, RoundingStrategy::MidpointAwayFromZero);
+                Num::from_parts(r.checked_mul(p), || f64::NAN)
+            }
+        }
+        Num::Float(f) => {
+            let p = 10f64.powi(digits.clamp(-400, 400) as i32);
+            Some(Num::Float((f * p).round() / p))
+        }
+    }
+}
+
+/// A scalar function of one or two evaluated arguments.
+pub(crate) fn call<'x>(f: Func, a: Val<'x>, b: Option<Val<'x>>) -> Val<'x> {
+    match f {
+        Func::Contains | Func::StartsWith | Func::EndsWith => {
+            let (Some(s), Some(t)) = (a.str(), b.as_ref().and_then(Val::str)) else {
+                return Val::Null;
+            };
+            Val::Bool(match f {
+                Func::Contains => memmem::find(s.as_bytes(), t.as_bytes()).is_some(),
+                Func::StartsWith => s.starts_with(t),
+                _ => s.ends_with(t),
+            })
+        }
+        Func::Lower | Func::Upper => match a {
+            Val::Str(s, _) => {
+                let mapped = if f == Func::Lower {
+                    s.to_lowercase()
+                } else {
+                    s.to_uppercase()
+                };
+                Val::string(mapped)
+            }
+            _ => Val::Null,
+        },
+        Func::Length => match &a {
+            Val::Str(s, _) => Val::number(Num::Dec(Decimal::from(s.chars().count()))),
+            Val::Json(_, raw) => match serde_json::from_str::<serde_json::Value>(raw) {
+                Ok(serde_json::Value::Array(v)) => Val::number(Num::Dec(Decimal::from(v.len()))),
+                Ok(serde_json::Value::Object(m)) => Val::number(Num::Dec(Decimal::from(m.len()))),
+                _ => Val::Null,
+            },
+            _ => Val::Null,
+        },
+        Func::Abs | Func::Floor | Func::Ceil => match a.num() {
+            Some(Num::Dec(d)) => Val::number(Num::Dec(match f {
+                Func::Abs => d.abs(),
+                Func::Floor => d.floor(),
+                _ => d.ceil(),
+            })),
+            Some(Num::Float(x)) => Val::number(Num::Float(match f {
+                Func::Abs => x.abs(),
+                Func::Floor => x.floor(),
+                _ => x.ceil(),
+            })),
+            None => Val::Null,
+        },
+        Func::Round => {
+            let Some(n) = a.num() else {
+                return Val::Null;
+            };
+            let digits = match &b {
+                None => 0,
+                Some(Val::Num(Num::Dec(d), _)) if d.is_integer() => {
+                    match rust_decimal::prelude::ToPrimitive::to_i64(d) {
+                        Some(i) => i,
+                        None => return Val::Null,
+                    }
+                }
+                Some(_) => return Val::Null,
+            };
+            round(n, digits).map_or(Val::Null, Val::number)
+        }
+        Func::ToString => match a.to_text() {
+            Some(Cow::Borrowed(_)) => match a {
+                Val::Str(s, _) => Val::Str(s, None),
+                Val::Num(_, Some(raw)) => Val::Str(raw, None),
+                Val::Json(_, raw) => Val::Str(raw, None),
+                Val::Bool(b) => Val::string(if b { "true" } else { "false" }),
+                _ => Val::Null,
+            },
+            Some(Cow::Owned(s)) => Val::string(s),
+            None => Val::Null,
+        },
+        Func::ToNumber => match &a {
+            Val::Num(n, _) => Val::number(*n),
+            Val::Str(s, _) => parse_number(s.trim()).map_or(Val::Null, Val::number),
+            _ => Val::Null,
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn like_patterns() {
+        let m = |p: &str, s: &str| Like::new(p).matches(s);
+        assert!(m("abc", "abc"));
+        assert!(!m("abc", "abcd"));
+        assert!(m("ab%", "abxyz"));
+        assert!(m("%yz", "abxyz"));
+        assert!(m("%bx%", "abxyz"));
+        assert!(m("a_c", "abc"));
+        assert!(m("a_c", "aéc"));
+        assert!(!m("a_c", "ac"));
+        assert!(m("%", ""));
+        assert!(m("a%b%c", "a\nxxb\nc"));
+        assert!(!m("a%b%c", "a\nxxb\nd"));
+        assert!(m("%a%a%", "banana"));
+        assert!(m("_%_", "ab"));
+        assert!(!m("_%_", "a"));
+        assert!(m("%%", "x"));
+        assert!(m("%_b", "ab"));
+        assert!(!m("%_b", "b"));
+    }
+
+    #[test]
+    fn suggestions() {
+        assert_eq!(suggest("sume"), Some("sum"));
+        assert_eq!(suggest("cont"), Some("count"));
+        assert_eq!(suggest("xyzzy"), None);
+    }
+
+    #[test]
+    fn fold() {
+        let mut a = String::new();
+        let mut b = String::new();
+        fold_into("STRASSE", &mut a);
+        fold_into("straße", &mut b);
+        assert_eq!(a, b);
+        fold_into("É", &mut a);
+        fold_into("é", &mut b);
+        assert_eq!(a, b);
+    }
+}

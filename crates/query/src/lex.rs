@@ -1,0 +1,252 @@
+//! The lexer: query text → tokens with byte spans.
+//!
+//! Keywords are not tokens of their own: they lex as [`Tok::Ident`] and the parser compares
+//! them case-insensitively, so `SELECT`, `Select` and `select` are one keyword and a property
+//! may still be named after a keyword where the grammar allows it (`Properties.Order`).
+//! Invariant: every token's `start..end` lies on char boundaries of the query.
+
+use crate::error::QueryError;
+
+/// A token kind.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Tok {
+    /// `[A-Za-z_@$][A-Za-z0-9_@$]*`
+    Ident,
+    /// A number literal (its text is the token's span).
+    Number,
+    /// A single-quoted string; the value with `''` made `'`.
+    Str(String),
+    LParen,
+    RParen,
+    LBracket,
+    RBracket,
+    Comma,
+    Dot,
+    Star,
+    Plus,
+    Minus,
+    Slash,
+    Percent,
+    /// `=` or `==`
+    Eq,
+    /// `<>` or `!=`
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    /// The end of the query.
+    Eof,
+}
+
+/// A token and where it is.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Token {
+    pub tok: Tok,
+    pub start: usize,
+    pub end: usize,
+}
+
+fn ident_start(b: u8) -> bool {
+    b.is_ascii_alphabetic() || matches!(b, b'_' | b'@' | b'$')
+}
+
+fn ident_continue(b: u8) -> bool {
+    ident_start(b) || b.is_ascii_digit()
+}
+
+/// Split `q` into tokens, ending with [`Tok::Eof`].
+pub(crate) fn lex(q: &str) -> Result<Vec<Token>, QueryError> {
+    let b = q.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        if c.is_ascii_whitespace() {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        let tok = if ident_start(c) {
+            while i < b.len() && ident_continue(b[i]) {
+                i += 1;
+            }
+            Tok::Ident
+        } else if c.is_ascii_digit() {
+            i = number_end(q, i)?;
+            Tok::Number
+        } else if c == b'\'' {
+            let mut value = String::new();
+            i += 1;
+            loop {
+                let Some(rel) = q[i..].find('\'') else {
+                    return Err(QueryError::new(
+                        q,
+                        start,
+                        start + 1,
+                        "this string has no closing quote (write '' for a quote inside a string)",
+                    ));
+                };
+                value.push_str(&q[i..i + rel]);
+                i += rel + 1;
+                if b.get(i) == Some(&b'\'') {
+                    value.push('\'');
+                    i += 1;
+                } else {
+                    break;
+                }
+            }
+            Tok::Str(value)
+        } else {
+            let two = b.get(i + 1).copied();
+            let (tok, len) = match (c, two) {
+                (b'=', Some(b'=')) => (Tok::Eq, 2),
+                (b'<', Some(b'>')) | (b'!', Some(b'=')) => (Tok::Ne, 2),
+                (b'<', Some(b'=')) => (Tok::Le, 2),
+                (b'>', Some(b'=')) => (Tok::Ge, 2),
+                (b'=', _) => (Tok::Eq, 1),
+                (b'<', _) => (Tok::Lt, 1),
+                (b'>', _) => (Tok::Gt, 1),
+                (b'(', _) => (Tok::LParen, 1),
+                (b')', _) => (Tok::RParen, 1),
+                (b'[', _) => (Tok::LBracket, 1),
+                (b']', _) => (Tok::RBracket, 1),
+                (b',', _) => (Tok::Comma, 1),
+                (b'.', _) => (Tok::Dot, 1),
+                (b'*', _) => (Tok::Star, 1),
+                (b'+', _) => (Tok::Plus, 1),
+                (b'-', _) => (Tok::Minus, 1),
+                (b'/', _) => (Tok::Slash, 1),
+                (b'%', _) => (Tok::Percent, 1),
+                (b'"', _) => {
+                    return Err(QueryError::new(
+                        q,
+                        start,
+                        start + 1,
+                        "strings are written in single quotes: 'text'",
+                    ));
+                }
+                _ => {
+                    let ch = q[i..].chars().next().unwrap_or('?');
+                    return Err(QueryError::new(
+                        q,
+                        start,
+                        start + ch.len_utf8(),
+                        format!("unexpected character '{ch}'"),
+                    ));
+                }
+            };
+            i += len;
+            tok
+        };
+        out.push(Token { tok, start, end: i });
+    }
+    out.push(Token {
+        tok: Tok::Eof,
+        start: q.len(),
+        end: q.len(),
+    });
+    Ok(out)
+}
+
+/// End of the number literal starting at `i`: `digits [. digits] [(e|E) [+|-] digits]`.
+fn number_end(q: &str, mut i: usize) -> Result<usize, QueryError> {
+    let b = q.as_bytes();
+    let digits = |mut i: usize| {
+        while i < b.len() && b[i].is_ascii_digit() {
+            i += 1;
+        }
+        i
+    };
+    let start = i;
+    i = digits(i);
+    if b.get(i) == Some(&b'.') {
+        let after = digits(i + 1);
+        if after == i + 1 {
+            return Err(QueryError::new(
+                q,
+                start,
+                i + 1,
+                "expected a digit after the decimal point",
+            ));
+        }
+        i = after;
+    }
+    if matches!(b.get(i), Some(b'e' | b'E')) {
+        let mut j = i + 1;
+        if matches!(b.get(j), Some(b'+' | b'-')) {
+            j += 1;
+        }
+        let after = digits(j);
+        if after == j {
+            return Err(QueryError::new(
+                q,
+                start,
+                j,
+                "expected digits in the exponent of this number",
+            ));
+        }
+        i = after;
+    }
+    Ok(i)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kinds(q: &str) -> Vec<Tok> {
+        lex(q).unwrap().into_iter().map(|t| t.tok).collect()
+    }
+
+    #[test]
+    fn operators_and_idents() {
+        assert_eq!(
+            kinds("@t>=1.5e3 <> != == <= $x_1"),
+            vec![
+                Tok::Ident,
+                Tok::Ge,
+                Tok::Number,
+                Tok::Ne,
+                Tok::Ne,
+                Tok::Eq,
+                Tok::Le,
+                Tok::Ident,
+                Tok::Eof
+            ]
+        );
+    }
+
+    #[test]
+    fn strings_double_quote_inside() {
+        assert_eq!(
+            kinds(r"'it''s' 'a\b'"),
+            vec![Tok::Str("it's".into()), Tok::Str(r"a\b".into()), Tok::Eof]
+        );
+    }
+
+    #[test]
+    fn lex_errors() {
+        assert_eq!(
+            lex("x = 'abc").unwrap_err().message(),
+            "this string has no closing quote (write '' for a quote inside a string)"
+        );
+        assert_eq!(
+            lex("x = \"a\"").unwrap_err().message(),
+            "strings are written in single quotes: 'text'"
+        );
+        assert_eq!(
+            lex("x # 1").unwrap_err().message(),
+            "unexpected character '#'"
+        );
+        assert_eq!(lex("x ≥ 1").unwrap_err().column(), 3);
+        assert_eq!(
+            lex("1.").unwrap_err().message(),
+            "expected a digit after the decimal point"
+        );
+        assert_eq!(
+            lex("1e+").unwrap_err().message(),
+            "expected digits in the exponent of this number"
+        );
+    }
+}

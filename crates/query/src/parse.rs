@@ -1,0 +1,805 @@
+//! The parser: tokens → a typed AST ([`Query`]) where every node keeps its source span.
+//!
+//! Recursive descent, one function per binding level of QUERY.md's operator table (loosest
+//! first): `or` → `and` → `not` → comparison → `+ -` → `* / %` → unary `-` → primary.
+//! Comparisons do not chain (`a < b < c` is an error). Every "expected X, found Y" message comes
+//! from an [`Expect`] variant; each variant's doc names a query that triggers it, and the tests
+//! check exactly those queries.
+
+use crate::error::QueryError;
+use crate::lex::{Tok, Token, lex};
+
+/// A byte range in the query. Two spans always compare equal, so `==` on AST nodes compares
+/// what was written, not where (`group by @l` matches `select @l`).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Span {
+    pub start: usize,
+    pub end: usize,
+}
+
+impl PartialEq for Span {
+    fn eq(&self, _: &Span) -> bool {
+        true
+    }
+}
+
+/// A whole query.
+#[derive(Debug)]
+pub(crate) struct Query {
+    /// `None` for no select or `select *`.
+    pub select: Option<Vec<Item>>,
+    /// Span of `*` in `select *`, if written.
+    pub star: Option<Span>,
+    pub from: Option<(String, Span)>,
+    pub filter: Option<Expr>,
+    pub group_by: Vec<Expr>,
+    pub order_by: Vec<(Expr, bool)>,
+    pub limit: Option<u64>,
+}
+
+/// `EXPR [as NAME]`.
+#[derive(Debug)]
+pub(crate) struct Item {
+    pub expr: Expr,
+    pub alias: Option<String>,
+}
+
+/// An expression and its span.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Expr {
+    pub kind: ExprKind,
+    pub span: Span,
+}
+
+/// One step of a property path.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Seg {
+    Key(String),
+    Index(usize),
+}
+
+/// Binary operators.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum BinOp {
+    Or,
+    And,
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+}
+
+/// Expression forms.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum ExprKind {
+    Null,
+    Bool(bool),
+    /// A number literal's text (a leading `-` folded in).
+    Number(String),
+    Str(String),
+    /// A property path; the first step is always a key.
+    Path(Vec<Seg>),
+    Neg(Box<Expr>),
+    Not(Box<Expr>),
+    Bin(BinOp, Box<Expr>, Box<Expr>),
+    Like {
+        expr: Box<Expr>,
+        pattern: Box<Expr>,
+        negated: bool,
+        ci: bool,
+    },
+    In {
+        expr: Box<Expr>,
+        list: Vec<Expr>,
+        negated: bool,
+    },
+    IsNull {
+        expr: Box<Expr>,
+        negated: bool,
+    },
+    /// A call; `name` lowercased. `name_span` is the name alone.
+    Call {
+        name: String,
+        name_span: Span,
+        args: Vec<Expr>,
+    },
+    /// `*` as the argument of `count(*)`.
+    Star,
+}
+
+/// What the parser expected where it failed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Expect {
+    /// `select Message where Elapsed >`
+    Expr,
+    /// `select count(*`
+    CloseParen,
+    /// `select Tags[0`
+    CloseBracket,
+    /// `select Properties.`
+    KeyAfterDot,
+    /// `select Tags[x]`
+    IndexOrKey,
+    /// `select x group x`
+    By,
+    /// `select x from`
+    Source,
+    /// `select x as`
+    Alias,
+    /// `select x limit ten`
+    LimitCount,
+    /// `select x y`
+    Clause,
+    /// `where x in 1`
+    ListOpen,
+    /// `where x is 5`
+    NullAfterIs,
+    /// `where x not 5`
+    AfterNot,
+    /// `select a where a < b < c`
+    NoChain,
+}
+
+impl Expect {
+    /// Human text for "expected ...".
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Expect::Expr => "an expression",
+            Expect::CloseParen => "')'",
+            Expect::CloseBracket => "']'",
+            Expect::KeyAfterDot => "a property name after '.'",
+            Expect::IndexOrKey => "an index or a quoted key inside '[ ]'",
+            Expect::By => "'by'",
+            Expect::Source => "a source name ('stream')",
+            Expect::Alias => "a column name after 'as'",
+            Expect::LimitCount => "a whole number after 'limit'",
+            Expect::Clause => "',' or the next clause (from, where, group by, order by, limit)",
+            Expect::ListOpen => "'(' to open the list after 'in'",
+            Expect::NullAfterIs => "'null' or 'not null' after 'is'",
+            Expect::AfterNot => "'like', 'ilike' or 'in' after 'not'",
+            Expect::NoChain => "the end of the comparison (comparisons do not chain: use 'and')",
+        }
+    }
+}
+
+/// Words that start a clause or join conditions: never a property name where an expression
+/// is expected (write `['order']` for such a key).
+const RESERVED: &[&str] = &[
+    "select", "from", "where", "group", "order", "limit", "and", "or",
+];
+
+struct Parser<'q> {
+    q: &'q str,
+    toks: Vec<Token>,
+    pos: usize,
+}
+
+/// Parse a whole query.
+pub(crate) fn parse(q: &str) -> Result<Query, QueryError> {
+    let toks = lex(q)?;
+    let mut p = Parser { q, toks, pos: 0 };
+    p.query()
+}
+
+impl<'q> Parser<'q> {
+    fn peek(&self) -> &Token {
+        &self.toks[self.pos.min(self.toks.len() - 1)]
+    }
+    fn peek_at(&self, n: usize) -> &Token {
+        &self.toks[(self.pos + n).min(self.toks.len() - 1)]
+    }
+    fn bump(&mut self) -> Token {
+        let t = self.peek().clone();
+        if self.pos < self.toks.len() - 1 {
+            self.pos += 1;
+        }
+        t
+    }
+    fn text(&self, t: &Token) -> &'q str {
+        &self.q[t.start..t.end]
+    }
+    /// Whether the next token is the keyword `kw`.
+    fn is_kw(&self, kw: &str) -> bool {
+        let t = self.peek();
+        t.tok == Tok::Ident && self.text(t).eq_ignore_ascii_case(kw)
+    }
+    fn eat_kw(&mut self, kw: &str) -> bool {
+        let yes = self.is_kw(kw);
+        if yes {
+            self.bump();
+        }
+        yes
+    }
+    fn eat(&mut self, tok: &Tok) -> bool {
+        let yes = &self.peek().tok == tok;
+        if yes {
+            self.bump();
+        }
+        yes
+    }
+    fn prev_text(&self) -> Option<&'q str> {
+        (self.pos > 0).then(|| self.text(&self.toks[self.pos - 1]))
+    }
+
+    /// `expected X[ after 'prev'], found Y` at the next token.
+    fn fail<T>(&self, expect: Expect) -> Result<T, QueryError> {
+        let t = self.peek();
+        let found = match &t.tok {
+            Tok::Eof => "the end of the query".to_owned(),
+            _ => format!("'{}'", self.text(t)),
+        };
+        let after = match (expect, self.prev_text()) {
+            (Expect::Expr, Some(p)) => format!(" after '{p}'"),
+            _ => String::new(),
+        };
+        let msg = format!("expected {}{after}, found {found}", expect.as_str());
+        Err(QueryError::new(self.q, t.start, t.end, msg))
+    }
+
+    fn expect(&mut self, tok: Tok, e: Expect) -> Result<Token, QueryError> {
+        if self.peek().tok == tok {
+            Ok(self.bump())
+        } else {
+            self.fail(e)
+        }
+    }
+
+    fn query(&mut self) -> Result<Query, QueryError> {
+        let mut query = Query {
+            select: None,
+            star: None,
+            from: None,
+            filter: None,
+            group_by: Vec::new(),
+            order_by: Vec::new(),
+            limit: None,
+        };
+        if self.eat_kw("select") {
+            if self.peek().tok == Tok::Star {
+                let t = self.bump();
+                query.star = Some(Span {
+                    start: t.start,
+                    end: t.end,
+                });
+            } else {
+                let mut items = vec![self.item()?];
+                while self.eat(&Tok::Comma) {
+                    items.push(self.item()?);
+                }
+                query.select = Some(items);
+            }
+        }
+        if self.eat_kw("from") {
+            let t = self.peek().clone();
+            if t.tok != Tok::Ident {
+                return self.fail(Expect::Source);
+            }
+            self.bump();
+            let span = Span {
+                start: t.start,
+                end: t.end,
+            };
+            query.from = Some((self.text(&t).to_owned(), span));
+        }
+        if self.eat_kw("where") {
+            query.filter = Some(self.expr()?);
+        }
+        if self.eat_kw("group") {
+            if !self.eat_kw("by") {
+                return self.fail(Expect::By);
+            }
+            query.group_by.push(self.expr()?);
+            while self.eat(&Tok::Comma) {
+                query.group_by.push(self.expr()?);
+            }
+        }
+        if self.eat_kw("order") {
+            if !self.eat_kw("by") {
+                return self.fail(Expect::By);
+            }
+            loop {
+                let e = self.expr()?;
+                let desc = if self.eat_kw("desc") {
+                    true
+                } else {
+                    self.eat_kw("asc");
+                    false
+                };
+                query.order_by.push((e, desc));
+                if !self.eat(&Tok::Comma) {
+                    break;
+                }
+            }
+        }
+        if self.eat_kw("limit") {
+            let t = self.peek().clone();
+            let n = match t.tok {
+                Tok::Number => self.text(&t).parse::<u64>().ok(),
+                _ => None,
+            };
+            let Some(n) = n else {
+                return self.fail(Expect::LimitCount);
+            };
+            self.bump();
+            query.limit = Some(n);
+        }
+        if self.peek().tok != Tok::Eof {
+            return self.fail(Expect::Clause);
+        }
+        Ok(query)
+    }
+
+    fn item(&mut self) -> Result<Item, QueryError> {
+        let expr = self.expr()?;
+        let alias = if self.eat_kw("as") {
+            let t = self.peek().clone();
+            match t.tok {
+                Tok::Ident => {
+                    self.bump();
+                    Some(self.text(&t).to_owned())
+                }
+                Tok::Str(s) => {
+                    self.bump();
+                    Some(s)
+                }
+                _ => return self.fail(Expect::Alias),
+            }
+        } else {
+            None
+        };
+        Ok(Item { expr, alias })
+    }
+
+    fn span_from(&self, start: usize) -> Span {
+        let end = self.toks[self.pos.saturating_sub(1)].end.max(start);
+        Span { start, end }
+    }
+
+    pub(crate) fn expr(&mut self) -> Result<Expr, QueryError> {
+        self.binary_level(0)
+    }
+
+    /// Levels 0 (`or`) and 1 (`and`) are left-associative chains over the next level.
+    fn binary_level(&mut self, level: u8) -> Result<Expr, QueryError> {
+        let start = self.peek().start;
+        let (kw, op) = if level == 0 {
+            ("or", BinOp::Or)
+        } else {
+            ("and", BinOp::And)
+        };
+        let next = |p: &mut Self| {
+            if level == 0 {
+                p.binary_level(1)
+            } else {
+                p.not()
+            }
+        };
+        let mut lhs = next(self)?;
+        while self.eat_kw(kw) {
+            let rhs = next(self)?;
+            lhs = Expr {
+                kind: ExprKind::Bin(op, Box::new(lhs), Box::new(rhs)),
+                span: self.span_from(start),
+            };
+        }
+        Ok(lhs)
+    }
+
+    fn not(&mut self) -> Result<Expr, QueryError> {
+        let start = self.peek().start;
+        if self.eat_kw("not") {
+            let inner = self.not()?;
+            return Ok(Expr {
+                kind: ExprKind::Not(Box::new(inner)),
+                span: self.span_from(start),
+            });
+        }
+        self.comparison()
+    }
+
+    fn comparison(&mut self) -> Result<Expr, QueryError> {
+        let start = self.peek().start;
+        let lhs = self.additive()?;
+        let op = match self.peek().tok {
+            Tok::Eq => Some(BinOp::Eq),
+            Tok::Ne => Some(BinOp::Ne),
+            Tok::Lt => Some(BinOp::Lt),
+            Tok::Le => Some(BinOp::Le),
+            Tok::Gt => Some(BinOp::Gt),
+            Tok::Ge => Some(BinOp::Ge),
+            _ => None,
+        };
+        let kind = if let Some(op) = op {
+            self.bump();
+            let rhs = self.additive()?;
+            ExprKind::Bin(op, Box::new(lhs), Box::new(rhs))
+        } else if self.is_kw("is") {
+            self.bump();
+            let negated = self.eat_kw("not");
+            if !self.eat_kw("null") {
+                return self.fail(Expect::NullAfterIs);
+            }
+            ExprKind::IsNull {
+                expr: Box::new(lhs),
+                negated,
+            }
+        } else {
+            // `[not] like|ilike|in`
+            let negated = self.is_kw("not")
+                && matches!(self.peek_at(1).tok, Tok::Ident)
+                && ["like", "ilike", "in"]
+                    .iter()
+                    .any(|k| self.text(self.peek_at(1)).eq_ignore_ascii_case(k));
+            if self.is_kw("not") && !negated {
+                self.bump();
+                return self.fail(Expect::AfterNot);
+            }
+            if negated {
+                self.bump();
+            }
+            if self.is_kw("like") || self.is_kw("ilike") {
+                let ci = self.is_kw("ilike");
+                self.bump();
+                let pattern = self.additive()?;
+                ExprKind::Like {
+                    expr: Box::new(lhs),
+                    pattern: Box::new(pattern),
+                    negated,
+                    ci,
+                }
+            } else if self.eat_kw("in") {
+                self.expect(Tok::LParen, Expect::ListOpen)?;
+                let mut list = vec![self.expr()?];
+                while self.eat(&Tok::Comma) {
+                    list.push(self.expr()?);
+                }
+                self.expect(Tok::RParen, Expect::CloseParen)?;
+                ExprKind::In {
+                    expr: Box::new(lhs),
+                    list,
+                    negated,
+                }
+            } else {
+                return Ok(lhs);
+            }
+        };
+        let e = Expr {
+            kind,
+            span: self.span_from(start),
+        };
+        if matches!(
+            self.peek().tok,
+            Tok::Eq | Tok::Ne | Tok::Lt | Tok::Le | Tok::Gt | Tok::Ge
+        ) || self.is_kw("like")
+            || self.is_kw("ilike")
+            || self.is_kw("in")
+            || self.is_kw("is")
+        {
+            return self.fail(Expect::NoChain);
+        }
+        Ok(e)
+    }
+
+    fn additive(&mut self) -> Result<Expr, QueryError> {
+        let start = self.peek().start;
+        let mut lhs = self.multiplicative()?;
+        loop {
+            let op = match self.peek().tok {
+                Tok::Plus => BinOp::Add,
+                Tok::Minus => BinOp::Sub,
+                _ => return Ok(lhs),
+            };
+            self.bump();
+            let rhs = self.multiplicative()?;
+            lhs = Expr {
+                kind: ExprKind::Bin(op, Box::new(lhs), Box::new(rhs)),
+                span: self.span_from(start),
+            };
+        }
+    }
+
+    fn multiplicative(&mut self) -> Result<Expr, QueryError> {
+        let start = self.peek().start;
+        let mut lhs = self.unary()?;
+        loop {
+            let op = match self.peek().tok {
+                Tok::Star => BinOp::Mul,
+                Tok::Slash => BinOp::Div,
+                Tok::Percent => BinOp::Rem,
+                _ => return Ok(lhs),
+            };
+            self.bump();
+            let rhs = self.unary()?;
+            lhs = Expr {
+                kind: ExprKind::Bin(op, Box::new(lhs), Box::new(rhs)),
+                span: self.span_from(start),
+            };
+        }
+    }
+
+    fn unary(&mut self) -> Result<Expr, QueryError> {
+        let start = self.peek().start;
+        if self.eat(&Tok::Minus) {
+            let inner = self.unary()?;
+            let span = self.span_from(start);
+            let kind = match inner.kind {
+                ExprKind::Number(n) if !n.starts_with('-') => ExprKind::Number(format!("-{n}")),
+                other => ExprKind::Neg(Box::new(Expr {
+                    kind: other,
+                    span: inner.span,
+                })),
+            };
+            return Ok(Expr { kind, span });
+        }
+        self.primary()
+    }
+
+    fn primary(&mut self) -> Result<Expr, QueryError> {
+        let t = self.peek().clone();
+        let start = t.start;
+        let kind = match &t.tok {
+            Tok::Number => {
+                self.bump();
+                ExprKind::Number(self.text(&t).to_owned())
+            }
+            Tok::Str(s) => {
+                self.bump();
+                ExprKind::Str(s.clone())
+            }
+            Tok::LParen => {
+                self.bump();
+                let inner = self.expr()?;
+                self.expect(Tok::RParen, Expect::CloseParen)?;
+                // Keep the parentheses in the span (column names are the text as written).
+                return Ok(Expr {
+                    kind: inner.kind,
+                    span: self.span_from(start),
+                });
+            }
+            Tok::LBracket => return self.path(start, Vec::new()),
+            Tok::Ident => {
+                let word = self.text(&t);
+                let lower = word.to_ascii_lowercase();
+                if RESERVED.contains(&lower.as_str()) {
+                    return self.fail(Expect::Expr);
+                }
+                self.bump();
+                match lower.as_str() {
+                    "null" => ExprKind::Null,
+                    "true" => ExprKind::Bool(true),
+                    "false" => ExprKind::Bool(false),
+                    _ if self.peek().tok == Tok::LParen => {
+                        self.bump();
+                        let mut args = Vec::new();
+                        if !self.eat(&Tok::RParen) {
+                            loop {
+                                if self.peek().tok == Tok::Star {
+                                    let s = self.bump();
+                                    args.push(Expr {
+                                        kind: ExprKind::Star,
+                                        span: Span {
+                                            start: s.start,
+                                            end: s.end,
+                                        },
+                                    });
+                                } else {
+                                    args.push(self.expr()?);
+                                }
+                                if !self.eat(&Tok::Comma) {
+                                    break;
+                                }
+                            }
+                            self.expect(Tok::RParen, Expect::CloseParen)?;
+                        }
+                        ExprKind::Call {
+                            name: lower,
+                            name_span: Span {
+                                start: t.start,
+                                end: t.end,
+                            },
+                            args,
+                        }
+                    }
+                    _ => return self.path(start, vec![Seg::Key(word.to_owned())]),
+                }
+            }
+            _ => return self.fail(Expect::Expr),
+        };
+        Ok(Expr {
+            kind,
+            span: self.span_from(start),
+        })
+    }
+
+    /// The rest of a path: `.name`, `[n]`, `['key']` steps.
+    fn path(&mut self, start: usize, mut segs: Vec<Seg>) -> Result<Expr, QueryError> {
+        loop {
+            if self.eat(&Tok::Dot) {
+                let t = self.peek().clone();
+                if t.tok != Tok::Ident {
+                    return self.fail(Expect::KeyAfterDot);
+                }
+                self.bump();
+                segs.push(Seg::Key(self.text(&t).to_owned()));
+            } else if self.peek().tok == Tok::LBracket {
+                self.bump();
+                let t = self.peek().clone();
+                match &t.tok {
+                    Tok::Str(s) => segs.push(Seg::Key(s.clone())),
+                    Tok::Number => match self.text(&t).parse::<usize>() {
+                        Ok(i) => segs.push(Seg::Index(i)),
+                        Err(_) => return self.fail(Expect::IndexOrKey),
+                    },
+                    _ => return self.fail(Expect::IndexOrKey),
+                }
+                self.bump();
+                self.expect(Tok::RBracket, Expect::CloseBracket)?;
+            } else {
+                break;
+            }
+        }
+        if !matches!(segs.first(), Some(Seg::Key(_))) {
+            // `[0]` alone: the root is an object, so an index cannot start a path.
+            return Err(QueryError::new(
+                self.q,
+                start,
+                self.span_from(start).end,
+                "a path starts with a property name or a quoted key, not an index",
+            ));
+        }
+        Ok(Expr {
+            kind: ExprKind::Path(segs),
+            span: self.span_from(start),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn err(q: &str) -> String {
+        parse(q).unwrap_err().message().to_owned()
+    }
+
+    /// Each `Expect` variant, triggered by the query named in its doc comment.
+    #[test]
+    fn every_expect_variant_message() {
+        let cases: &[(&str, &str)] = &[
+            (
+                "select Message where Elapsed >",
+                "expected an expression after '>', found the end of the query",
+            ),
+            ("select count(*", "expected ')', found the end of the query"),
+            ("select Tags[0", "expected ']', found the end of the query"),
+            (
+                "select Properties.",
+                "expected a property name after '.', found the end of the query",
+            ),
+            (
+                "select Tags[x]",
+                "expected an index or a quoted key inside '[ ]', found 'x'",
+            ),
+            ("select x group x", "expected 'by', found 'x'"),
+            (
+                "select x from",
+                "expected a source name ('stream'), found the end of the query",
+            ),
+            (
+                "select x as",
+                "expected a column name after 'as', found the end of the query",
+            ),
+            (
+                "select x limit ten",
+                "expected a whole number after 'limit', found 'ten'",
+            ),
+            (
+                "select x y",
+                "expected ',' or the next clause (from, where, group by, order by, limit), found 'y'",
+            ),
+            (
+                "where x in 1",
+                "expected '(' to open the list after 'in', found '1'",
+            ),
+            (
+                "where x is 5",
+                "expected 'null' or 'not null' after 'is', found '5'",
+            ),
+            (
+                "where x not 5",
+                "expected 'like', 'ilike' or 'in' after 'not', found '5'",
+            ),
+            (
+                "select a where a < b < c",
+                "expected the end of the comparison (comparisons do not chain: use 'and'), found '<'",
+            ),
+        ];
+        for (q, msg) in cases {
+            assert_eq!(&err(q), msg, "query: {q}");
+        }
+    }
+
+    #[test]
+    fn error_column_points_at_found_token() {
+        let e = parse("select Message where Elapsed >").unwrap_err();
+        assert_eq!(e.column(), 31);
+        let e = parse("select x where where").unwrap_err();
+        assert_eq!(
+            e.message(),
+            "expected an expression after 'where', found 'where'"
+        );
+        assert_eq!(e.column(), 16);
+    }
+
+    #[test]
+    fn precedence() {
+        let q = parse("where not a = 1 or b + 2 * 3 > 4 and c").unwrap();
+        let ExprKind::Bin(BinOp::Or, l, r) = q.filter.unwrap().kind else {
+            panic!()
+        };
+        assert!(matches!(l.kind, ExprKind::Not(_)));
+        let ExprKind::Bin(BinOp::And, cmp, _) = r.kind else {
+            panic!()
+        };
+        let ExprKind::Bin(BinOp::Gt, sum, _) = cmp.kind else {
+            panic!()
+        };
+        let ExprKind::Bin(BinOp::Add, _, prod) = sum.kind else {
+            panic!()
+        };
+        assert!(matches!(prod.kind, ExprKind::Bin(BinOp::Mul, _, _)));
+    }
+
+    #[test]
+    fn paths() {
+        let q =
+            parse("select Properties.User.Name, Tags[0], Headers['User-Agent'], ['a\\b']").unwrap();
+        let kinds: Vec<_> = q.select.unwrap().into_iter().map(|i| i.expr.kind).collect();
+        assert_eq!(
+            kinds,
+            vec![
+                ExprKind::Path(vec![
+                    Seg::Key("Properties".into()),
+                    Seg::Key("User".into()),
+                    Seg::Key("Name".into())
+                ]),
+                ExprKind::Path(vec![Seg::Key("Tags".into()), Seg::Index(0)]),
+                ExprKind::Path(vec![
+                    Seg::Key("Headers".into()),
+                    Seg::Key("User-Agent".into())
+                ]),
+                ExprKind::Path(vec![Seg::Key("a\\b".into())]),
+            ]
+        );
+    }
+
+    #[test]
+    fn keywords_case_insensitive_and_spans() {
+        let q = parse("SELECT COUNT(*) FROM Stream WHERE x IS NOT NULL ORDER BY y DESC LIMIT 3")
+            .unwrap();
+        let items = q.select.unwrap();
+        assert_eq!(items[0].expr.span.start, 7);
+        assert_eq!(items[0].expr.span.end, 15);
+        assert!(matches!(
+            q.filter.unwrap().kind,
+            ExprKind::IsNull { negated: true, .. }
+        ));
+        assert!(q.order_by[0].1);
+        assert_eq!(q.limit, Some(3));
+    }
+
+    #[test]
+    fn index_cannot_start_path() {
+        assert_eq!(
+            err("select [0]"),
+            "a path starts with a property name or a quoted key, not an index"
+        );
+    }
+}

@@ -1,0 +1,590 @@
+//! The planner: AST → [`Plan`]. It checks what the parser cannot (sources, function names and
+//! arities, aggregates where they are not allowed, `group by` rules, `x = null`, percentile
+//! ranges, regexes), names the output columns, collects the top-level keys the query reads,
+//! and compiles expressions into [`Ex`] trees the evaluator walks.
+//!
+//! An aggregation is compiled in two contexts: the per-line parts (`where`, `group by`
+//! expressions, aggregate arguments) read properties; the per-group parts (`select` and
+//! `order by` items) read only group keys ([`Ex::Key`]), finished aggregates ([`Ex::Agg`]) and
+//! literals, so a property outside an aggregate and outside `group by` is a planning error.
+
+use regex::Regex;
+use rust_decimal::Decimal;
+
+use crate::error::QueryError;
+use crate::func::{self, AggFunc, Func, FuncName, Like};
+use crate::parse::{self, BinOp, Expr, ExprKind, Query, Seg};
+use crate::value::{Num, Val, parse_number};
+use crate::{Kind, Worker};
+
+/// A compiled expression.
+#[derive(Debug)]
+pub(crate) enum Ex {
+    Const(Val<'static>),
+    Path(Box<[Seg]>),
+    /// Group key `i` (per-group context).
+    Key(usize),
+    /// Finished aggregate `i` (per-group context).
+    Agg(usize),
+    Neg(Box<Ex>),
+    Not(Box<Ex>),
+    And(Box<Ex>, Box<Ex>),
+    Or(Box<Ex>, Box<Ex>),
+    Cmp(BinOp, Box<Ex>, Box<Ex>),
+    Arith(BinOp, Box<Ex>, Box<Ex>),
+    Like {
+        ex: Box<Ex>,
+        pattern: Pattern<Like>,
+        negated: bool,
+        ci: bool,
+    },
+    In {
+        ex: Box<Ex>,
+        list: Vec<Ex>,
+        negated: bool,
+    },
+    IsNull {
+        ex: Box<Ex>,
+        negated: bool,
+    },
+    Has(Box<[Seg]>),
+    Match(Box<Ex>, Pattern<Regex>),
+    Coalesce(Vec<Ex>),
+    Call(Func, Box<Ex>, Option<Box<Ex>>),
+}
+
+/// A pattern compiled once when it is a literal, else evaluated per line.
+#[derive(Debug)]
+pub(crate) enum Pattern<T> {
+    Fixed(T),
+    Dynamic(Box<Ex>),
+}
+
+/// One aggregate of the query.
+#[derive(Debug)]
+pub(crate) struct AggSpec {
+    pub func: AggFunc,
+    /// `None` for `count(*)`.
+    pub arg: Option<Ex>,
+    /// The percentile, for `percentile`.
+    pub p: Decimal,
+}
+
+/// A compiled query.
+#[derive(Debug)]
+pub struct Plan {
+    pub(crate) kind: Kind,
+    /// `select *` (or no select): rows are whole lines.
+    pub(crate) lines: bool,
+    pub(crate) columns: Vec<String>,
+    pub(crate) limit: Option<u64>,
+    pub(crate) keys: ndq_scan::KeySet,
+    pub(crate) key_names: Vec<String>,
+    pub(crate) filter: Option<Ex>,
+    /// Select items per line (not aggregating).
+    pub(crate) items: Vec<Ex>,
+    /// Whether the query aggregates.
+    pub(crate) grouped: bool,
+    pub(crate) group_by: Vec<Ex>,
+    pub(crate) aggs: Vec<AggSpec>,
+    /// Select items per group (aggregating).
+    pub(crate) out: Vec<Ex>,
+    /// Order keys (per line, or per group when aggregating) and whether descending.
+    pub(crate) order: Vec<(Ex, bool)>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Ctx {
+    /// Per line; the string names the clause for error messages.
+    Line(&'static str),
+    /// Inside an aggregate's argument.
+    AggArg,
+    /// Per group.
+    Group,
+}
+
+struct Planner<'q> {
+    q: &'q str,
+    group_by: Vec<Expr>,
+    agg_asts: Vec<Expr>,
+    aggs: Vec<AggSpec>,
+    keys: Vec<String>,
+}
+
+fn text_of<'q>(q: &'q str, e: &Expr) -> &'q str {
+    q.get(e.span.start..e.span.end).unwrap_or("")
+}
+
+/// A column's name: the text as written, each whitespace run one space.
+fn column_name(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn contains_agg(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Call { name, args, .. } => {
+            matches!(func::lookup(name), Some((FuncName::Agg(_), ..)))
+                || args.iter().any(contains_agg)
+        }
+        ExprKind::Neg(a) | ExprKind::Not(a) => contains_agg(a),
+        ExprKind::Bin(_, a, b) => contains_agg(a) || contains_agg(b),
+        ExprKind::Like { expr, pattern, .. } => contains_agg(expr) || contains_agg(pattern),
+        ExprKind::In { expr, list, .. } => contains_agg(expr) || list.iter().any(contains_agg),
+        ExprKind::IsNull { expr, .. } => contains_agg(expr),
+        _ => false,
+    }
+}
+
+impl<'q> Planner<'q> {
+    fn err<T>(&self, e: &Expr, msg: impl Into<String>) -> Result<T, QueryError> {
+        Err(QueryError::new(self.q, e.span.start, e.span.end, msg))
+    }
+
+    fn note_path(&mut self, segs: &[Seg]) {
+        if let Some(Seg::Key(k)) = segs.first()
+            && !self.keys.contains(k)
+        {
+            self.keys.push(k.clone());
+        }
+    }
+
+    fn compile(&mut self, e: &Expr, ctx: Ctx) -> Result<Ex, QueryError> {
+        if ctx == Ctx::Group
+            && let Some(i) = self.group_by.iter().position(|g| g == e)
+        {
+            return Ok(Ex::Key(i));
+        }
+        let bx = |p: &mut Self, e: &Expr| p.compile(e, ctx).map(Box::new);
+        Ok(match &e.kind {
+            ExprKind::Null => Ex::Const(Val::Null),
+            ExprKind::Bool(b) => Ex::Const(Val::Bool(*b)),
+            ExprKind::Number(n) => match parse_number(n) {
+                Some(n) => Ex::Const(Val::number(n)),
+                None => return self.err(e, "this is not a number"),
+            },
+            ExprKind::Str(s) => Ex::Const(Val::string(s.clone())),
+            ExprKind::Path(segs) => {
+                if ctx == Ctx::Group {
+                    let t = text_of(self.q, e);
+                    return if self.group_by.is_empty() {
+                        self.err(
+                            e,
+                            format!(
+                                "'{t}' must be inside an aggregate, because this query aggregates (or add 'group by {t}')"
+                            ),
+                        )
+                    } else {
+                        self.err(
+                            e,
+                            format!("'{t}' must appear in group by or be inside an aggregate"),
+                        )
+                    };
+                }
+                self.note_path(segs);
+                Ex::Path(segs.clone().into_boxed_slice())
+            }
+            ExprKind::Star => return self.err(e, "'*' is only allowed in count(*)"),
+            ExprKind::Neg(a) => Ex::Neg(bx(self, a)?),
+            ExprKind::Not(a) => Ex::Not(bx(self, a)?),
+            ExprKind::Bin(op, a, b) => {
+                let (a2, b2) = (bx(self, a)?, bx(self, b)?);
+                match op {
+                    BinOp::Or => Ex::Or(a2, b2),
+                    BinOp::And => Ex::And(a2, b2),
+                    BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => {
+                        self.check_null_compare(e, *op, a, b)?;
+                        Ex::Cmp(*op, a2, b2)
+                    }
+                    _ => Ex::Arith(*op, a2, b2),
+                }
+            }
+            ExprKind::Like {
+                expr,
+                pattern,
+                negated,
+                ci,
+            } => {
+                let ex = bx(self, expr)?;
+                let pattern = match &pattern.kind {
+                    ExprKind::Str(p) if *ci => {
+                        let mut folded = String::new();
+                        func::fold_into(p, &mut folded);
+                        Pattern::Fixed(Like::new(&folded))
+                    }
+                    ExprKind::Str(p) => Pattern::Fixed(Like::new(p)),
+                    _ => Pattern::Dynamic(bx(self, pattern)?),
+                };
+                Ex::Like {
+                    ex,
+                    pattern,
+                    negated: *negated,
+                    ci: *ci,
+                }
+            }
+            ExprKind::In {
+                expr,
+                list,
+                negated,
+            } => Ex::In {
+                ex: bx(self, expr)?,
+                list: list
+                    .iter()
+                    .map(|x| self.compile(x, ctx))
+                    .collect::<Result<_, _>>()?,
+                negated: *negated,
+            },
+            ExprKind::IsNull { expr, negated } => Ex::IsNull {
+                ex: bx(self, expr)?,
+                negated: *negated,
+            },
+            ExprKind::Call {
+                name,
+                name_span,
+                args,
+            } => return self.call(e, name, *name_span, args, ctx),
+        })
+    }
+
+    fn check_null_compare(
+        &self,
+        e: &Expr,
+        op: BinOp,
+        a: &Expr,
+        b: &Expr,
+    ) -> Result<(), QueryError> {
+        let other = match (&a.kind, &b.kind) {
+            (ExprKind::Null, _) => b,
+            (_, ExprKind::Null) => a,
+            _ => return Ok(()),
+        };
+        let whole = text_of(self.q, e);
+        let x = text_of(self.q, other);
+        let msg = match op {
+            BinOp::Eq => format!("{whole} is never true: write {x} is null"),
+            BinOp::Ne => format!("{whole} is never true: write {x} is not null"),
+            _ => format!("{whole} is never true: a comparison with null is null"),
+        };
+        self.err(e, msg)
+    }
+
+    fn call(
+        &mut self,
+        e: &Expr,
+        name: &str,
+        name_span: parse::Span,
+        args: &[Expr],
+        ctx: Ctx,
+    ) -> Result<Ex, QueryError> {
+        let name_err =
+            |msg: String| Err(QueryError::new(self.q, name_span.start, name_span.end, msg));
+        let Some((f, lo, hi)) = func::lookup(name) else {
+            let written = &self.q[name_span.start..name_span.end];
+            return name_err(match func::suggest(name) {
+                Some(s) => format!("unknown function '{written}' (did you mean '{s}'?)"),
+                None => format!("unknown function '{written}'"),
+            });
+        };
+        if args.len() < lo || args.len() > hi {
+            let takes = match (lo, hi) {
+                (1, 1) => "1 argument".to_owned(),
+                (l, h) if l == h => format!("{l} arguments"),
+                (l, usize::MAX) => {
+                    format!("at least {l} argument{}", if l == 1 { "" } else { "s" })
+                }
+                (l, h) => format!("{l} or {h} arguments"),
+            };
+            return self.err(e, format!("{name}() takes {takes}, found {}", args.len()));
+        }
+        if let Some(star) = args.iter().find(|a| a.kind == ExprKind::Star)
+            && !(f == FuncName::Agg(AggFunc::Count))
+        {
+            return self.err(star, "'*' is only allowed in count(*)");
+        }
+        let arg = |p: &mut Self, i: usize| p.compile(&args[i], ctx).map(Box::new);
+        Ok(match f {
+            FuncName::Agg(agg) => {
+                let text = text_of(self.q, e);
+                match ctx {
+                    Ctx::Line(clause) => {
+                        return self
+                            .err(e, format!("aggregate '{text}' is not allowed in {clause}"));
+                    }
+                    Ctx::AggArg => {
+                        return self.err(
+                            e,
+                            format!("aggregate '{text}' cannot be inside another aggregate"),
+                        );
+                    }
+                    Ctx::Group => {}
+                }
+                if let Some(i) = self.agg_asts.iter().position(|a| a == e) {
+                    return Ok(Ex::Agg(i));
+                }
+                let arg_ex = match &args[0].kind {
+                    ExprKind::Star => None,
+                    _ => Some(self.compile(&args[0], Ctx::AggArg)?),
+                };
+                let mut p = Decimal::ZERO;
+                if agg == AggFunc::Percentile {
+                    let pe = &args[1];
+                    let value = match &pe.kind {
+                        ExprKind::Number(n) => parse_number(n),
+                        _ => None,
+                    };
+                    match value {
+                        Some(Num::Dec(d)) if d > Decimal::ZERO && d <= Decimal::ONE_HUNDRED => {
+                            p = d;
+                        }
+                        Some(_) => {
+                            return self.err(
+                                pe,
+                                format!(
+                                    "percentile must be greater than 0 and at most 100, found {}",
+                                    text_of(self.q, pe)
+                                ),
+                            );
+                        }
+                        None => {
+                            return self.err(
+                                pe,
+                                "the percentile must be a number literal, greater than 0 and at most 100",
+                            );
+                        }
+                    }
+                }
+                self.agg_asts.push(e.clone());
+                self.aggs.push(AggSpec {
+                    func: agg,
+                    arg: arg_ex,
+                    p,
+                });
+                Ex::Agg(self.aggs.len() - 1)
+            }
+            FuncName::Has => match &args[0].kind {
+                ExprKind::Path(segs) if ctx != Ctx::Group => {
+                    self.note_path(segs);
+                    Ex::Has(segs.clone().into_boxed_slice())
+                }
+                ExprKind::Path(_) => {
+                    // Per group, has(x) is only valid when it is itself a group key.
+                    let t = text_of(self.q, e);
+                    return self.err(
+                        e,
+                        format!("'{t}' must appear in group by or be inside an aggregate"),
+                    );
+                }
+                _ => {
+                    return self.err(
+                        &args[0],
+                        "has() takes a property path, like has(Properties.User)",
+                    );
+                }
+            },
+            FuncName::Match => {
+                let s = arg(self, 0)?;
+                let pattern = match &args[1].kind {
+                    ExprKind::Str(re) => match Regex::new(re) {
+                        Ok(r) => Pattern::Fixed(r),
+                        Err(err) => {
+                            let detail = err.to_string();
+                            let last = detail
+                                .lines()
+                                .rev()
+                                .find(|l| !l.trim().is_empty())
+                                .unwrap_or("")
+                                .trim()
+                                .trim_start_matches("error: ")
+                                .to_owned();
+                            return self
+                                .err(&args[1], format!("this regex does not compile: {last}"));
+                        }
+                    },
+                    _ => Pattern::Dynamic(arg(self, 1)?),
+                };
+                Ex::Match(s, pattern)
+            }
+            FuncName::Coalesce => Ex::Coalesce(
+                args.iter()
+                    .map(|a| self.compile(a, ctx))
+                    .collect::<Result<_, _>>()?,
+            ),
+            FuncName::Scalar(f) => {
+                let a = arg(self, 0)?;
+                let b = if args.len() > 1 {
+                    Some(arg(self, 1)?)
+                } else {
+                    None
+                };
+                Ex::Call(f, a, b)
+            }
+        })
+    }
+}
+
+impl Plan {
+    /// Parse and plan `query`.
+    pub fn compile(query: &str) -> Result<Plan, QueryError> {
+        let ast = parse::parse(query)?;
+        plan(query, ast)
+    }
+    /// How to drive it.
+    pub fn kind(&self) -> Kind {
+        self.kind
+    }
+    /// Output column names, in select order (empty for [`Kind::Lines`], and for a
+    /// [`Kind::Collect`] plan whose rows are whole lines, see [`Plan::lines`]).
+    pub fn columns(&self) -> &[String] {
+        &self.columns
+    }
+    /// `limit N`, if any.
+    pub fn limit(&self) -> Option<u64> {
+        self.limit
+    }
+    /// Whether the output is whole input lines (`select *` or no select). For
+    /// [`Kind::Lines`] the CLI writes matching lines itself; for a [`Kind::Collect`] plan
+    /// (`select * ... order by`) every finished row is one [`crate::Value::RawJson`]: the
+    /// line's object text, to be written unchanged in every format.
+    pub fn lines(&self) -> bool {
+        self.lines
+    }
+    /// Whether the CLI may stop reading once it has written `limit` rows: true for a `limit`
+    /// on [`Kind::Lines`] / [`Kind::Rows`] (no order by, no aggregation).
+    pub fn early_stop(&self) -> bool {
+        self.limit.is_some() && self.kind != Kind::Collect
+    }
+    /// The top-level keys the query reads (for `Parser::parse_until`).
+    pub fn key_set(&self) -> &ndq_scan::KeySet {
+        &self.keys
+    }
+    /// The same keys as text, in first-use order.
+    pub fn key_names(&self) -> &[String] {
+        &self.key_names
+    }
+    /// Per-worker evaluation state (scratch buffers; compiled regexes are shared).
+    pub fn worker(&self) -> Worker<'_> {
+        Worker::new(self)
+    }
+}
+
+fn plan(q: &str, ast: Query) -> Result<Plan, QueryError> {
+    if let Some((name, span)) = &ast.from
+        && !name.eq_ignore_ascii_case("stream")
+    {
+        return Err(QueryError::new(
+            q,
+            span.start,
+            span.end,
+            format!(
+                "unknown source '{name}': the only source is 'stream' (the files named on the command line, or standard input)"
+            ),
+        ));
+    }
+    let items = ast.select.as_deref().unwrap_or(&[]);
+    let grouped = !ast.group_by.is_empty()
+        || items.iter().any(|i| contains_agg(&i.expr))
+        || ast.order_by.iter().any(|(e, _)| contains_agg(e));
+    let lines = ast.select.is_none();
+    if lines && grouped {
+        let (s, e) = match (&ast.star, ast.group_by.first()) {
+            (Some(sp), _) => (sp.start, sp.end),
+            (None, Some(g)) => (g.span.start, g.span.end),
+            (None, None) => (0, q.len()),
+        };
+        return Err(QueryError::new(
+            q,
+            s,
+            e,
+            "an aggregating query needs a select list (select * writes whole lines)",
+        ));
+    }
+    let mut p = Planner {
+        q,
+        group_by: ast.group_by.clone(),
+        agg_asts: Vec::new(),
+        aggs: Vec::new(),
+        keys: Vec::new(),
+    };
+    let filter = match &ast.filter {
+        Some(e) => Some(p.compile(e, Ctx::Line("where"))?),
+        None => None,
+    };
+    let group_by = ast
+        .group_by
+        .iter()
+        .map(|g| p.compile(g, Ctx::Line("group by")))
+        .collect::<Result<Vec<_>, _>>()?;
+    let columns: Vec<String> = items
+        .iter()
+        .map(|i| {
+            i.alias
+                .clone()
+                .unwrap_or_else(|| column_name(text_of(q, &i.expr)))
+        })
+        .collect();
+    let item_ctx = if grouped {
+        Ctx::Group
+    } else {
+        Ctx::Line("select")
+    };
+    let compiled = items
+        .iter()
+        .map(|i| p.compile(&i.expr, item_ctx))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut order = Vec::new();
+    for (e, desc) in &ast.order_by {
+        // An alias names a select item (it wins over a property of the same name).
+        let target = match &e.kind {
+            ExprKind::Path(segs) if segs.len() == 1 => match &segs[0] {
+                Seg::Key(k) => items
+                    .iter()
+                    .find(|i| i.alias.as_deref() == Some(k.as_str()))
+                    .map(|i| &i.expr),
+                Seg::Index(_) => None,
+            },
+            _ => None,
+        }
+        .unwrap_or(e);
+        let ctx = if grouped {
+            Ctx::Group
+        } else {
+            Ctx::Line("order by")
+        };
+        order.push((p.compile(target, ctx)?, *desc));
+    }
+    if order.len() > 64 {
+        let e = &ast.order_by[64].0;
+        return Err(QueryError::new(
+            q,
+            e.span.start,
+            e.span.end,
+            "order by takes at most 64 keys",
+        ));
+    }
+    let kind = if grouped || !order.is_empty() {
+        Kind::Collect
+    } else if lines {
+        Kind::Lines
+    } else {
+        Kind::Rows
+    };
+    let (items, out) = if grouped {
+        (Vec::new(), compiled)
+    } else {
+        (compiled, Vec::new())
+    };
+    Ok(Plan {
+        kind,
+        lines,
+        columns,
+        limit: ast.limit,
+        keys: ndq_scan::KeySet::new(&p.keys),
+        key_names: p.keys,
+        filter,
+        items,
+        grouped,
+        group_by,
+        aggs: p.aggs,
+        out,
+        order,
+    })
+}

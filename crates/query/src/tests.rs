@@ -1,0 +1,1115 @@
+//! Table tests: one line per rule of QUERY.md, run through the whole engine (compile, then
+//! every line parsed with serde_json and evaluated), without spawning a process.
+
+use crate::{Kind, Plan, Value};
+
+/// Run `query` over `lines` (JSON objects) with the serde document; rows rendered as compact
+/// text: values joined by `|`, rows by `;`.
+pub(crate) fn run(query: &str, lines: &[&str]) -> String {
+    let plan = Plan::compile(query).unwrap_or_else(|e| panic!("{query}: {e}"));
+    let docs: Vec<serde_json::Value> = lines
+        .iter()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let mut w = plan.worker();
+    let mut rows: Vec<Vec<Value<'_>>> = Vec::new();
+    match plan.kind() {
+        Kind::Lines => {
+            for (doc, line) in docs.iter().zip(lines) {
+                if w.matches(doc) {
+                    rows.push(vec![Value::RawJson((*line).into())]);
+                }
+            }
+        }
+        Kind::Rows => {
+            for doc in &docs {
+                if w.matches(doc) {
+                    let mut row = Vec::new();
+                    w.project(doc, &mut row);
+                    rows.push(row);
+                }
+            }
+        }
+        Kind::Collect => {
+            let mut acc = plan.accumulator();
+            for doc in &docs {
+                w.accumulate(doc, &mut acc);
+            }
+            rows = plan.finish(acc);
+        }
+    }
+    if let (Some(l), true) = (plan.limit(), plan.early_stop()) {
+        rows.truncate(l as usize);
+    }
+    rows.iter()
+        .map(|r| r.iter().map(show).collect::<Vec<_>>().join("|"))
+        .collect::<Vec<_>>()
+        .join(";")
+}
+
+/// A value as text: strings bare, numbers exact, null as `null`.
+pub(crate) fn show(v: &Value<'_>) -> String {
+    match v {
+        Value::Null => "null".into(),
+        Value::Bool(b) => b.to_string(),
+        Value::RawNumber(n) => n.to_string(),
+        Value::Number(d) => crate::format_decimal(d),
+        Value::Float(f) => f.to_string(),
+        Value::RawString(s) => crate::unescape_json_str(s).into_owned(),
+        Value::String(s) => s.to_string(),
+        Value::RawJson(j) => j.to_string(),
+    }
+}
+
+/// The query error message for `query`.
+pub(crate) fn fails(query: &str) -> String {
+    match Plan::compile(query) {
+        Ok(_) => panic!("{query}: compiled"),
+        Err(e) => e.message().to_owned(),
+    }
+}
+
+macro_rules! q {
+    ($name:ident, $query:expr, [$($line:expr),* $(,)?], $expected:expr) => {
+        #[test]
+        fn $name() {
+            assert_eq!(run($query, &[$($line),*]), $expected, "query: {}", $query);
+        }
+    };
+}
+
+q!(smoke, "select a", [r#"{"a":1}"#], "1");
+
+// ---- Shape ----
+q!(
+    keywords_any_case,
+    "SeLeCt a FrOm StReAm WhErE a > 1",
+    [r#"{"a":1}"#, r#"{"a":2}"#],
+    "2"
+);
+q!(
+    functions_any_case,
+    "select COUNT(*), Sum(a)",
+    [r#"{"a":1}"#, r#"{"a":2}"#],
+    "2|3"
+);
+q!(
+    from_stream_optional,
+    "where a = 2",
+    [r#"{"a":1}"#, r#"{"a":2}"#],
+    r#"{"a":2}"#
+);
+q!(
+    no_select_is_whole_lines,
+    "where a > 0",
+    [r#"{"a": 1 , "b":"x"}"#],
+    r#"{"a": 1 , "b":"x"}"#
+);
+q!(
+    select_star_is_whole_lines,
+    "select * where a > 0",
+    [r#"{ "a":1 }"#],
+    r#"{ "a":1 }"#
+);
+q!(
+    empty_query_keeps_every_line,
+    "",
+    [r#"{"a":1}"#, r#"{"b":1}"#],
+    r#"{"a":1};{"b":1}"#
+);
+
+#[test]
+fn column_names_alias_or_text() {
+    let p = Plan::compile("select Count(*), sum( v  +\t1 )").unwrap();
+    assert_eq!(p.columns(), ["Count(*)", "sum( v + 1 )"]);
+    let p = Plan::compile("select v  +\n1, a as x, b as 'odd name', lower( s )").unwrap();
+    assert_eq!(p.columns(), ["v + 1", "x", "odd name", "lower( s )"]);
+    assert_eq!(
+        Plan::compile("select *").unwrap().columns(),
+        [] as [String; 0]
+    );
+}
+
+#[test]
+fn kinds() {
+    assert_eq!(Plan::compile("where a").unwrap().kind(), Kind::Lines);
+    assert_eq!(
+        Plan::compile("select a limit 3").unwrap().kind(),
+        Kind::Rows
+    );
+    assert!(Plan::compile("select a limit 3").unwrap().early_stop());
+    assert_eq!(
+        Plan::compile("select a order by a").unwrap().kind(),
+        Kind::Collect
+    );
+    assert!(
+        !Plan::compile("select a order by a limit 1")
+            .unwrap()
+            .early_stop()
+    );
+    assert_eq!(
+        Plan::compile("select count(*)").unwrap().kind(),
+        Kind::Collect
+    );
+    assert_eq!(
+        Plan::compile("select a group by a").unwrap().kind(),
+        Kind::Collect
+    );
+    assert!(Plan::compile("order by a").unwrap().lines());
+}
+
+#[test]
+fn key_set_is_first_segments() {
+    let p = Plan::compile(
+        "select Properties.User.Name, count(*) where has(x.y) and Tags[0] = 'a' group by Properties.User.Name order by count(*)",
+    )
+    .unwrap();
+    assert_eq!(p.key_names(), ["x", "Tags", "Properties"]);
+    assert!(Plan::compile("select *").unwrap().key_names().is_empty());
+}
+
+// ---- Property paths ----
+q!(
+    top_level_at_names,
+    "select @t, @mt, $x",
+    [r#"{"@t":"now","@mt":"m","$x":1}"#],
+    "now|m|1"
+);
+q!(
+    nested_path,
+    "select Properties.User.Name",
+    [r#"{"Properties":{"User":{"Name":"ann"}}}"#],
+    "ann"
+);
+q!(
+    array_index,
+    "select Tags[0], Tags[1], Tags[2]",
+    [r#"{"Tags":["a","b"]}"#],
+    "a|b|null"
+);
+q!(
+    quoted_key,
+    "select Headers['User-Agent'], ['odd key']",
+    [r#"{"Headers":{"User-Agent":"curl"},"odd key":5}"#],
+    "curl|5"
+);
+q!(
+    backslash_is_ordinary_in_key,
+    r"select ['a\b']",
+    [r#"{"a\\b":1}"#],
+    "1"
+);
+q!(
+    absent_is_null,
+    "select nope, a.b.c",
+    [r#"{"a":1}"#],
+    "null|null"
+);
+q!(
+    path_through_non_object_is_null,
+    "select a.b, a[0], s.x, arr.x, o[0]",
+    [r#"{"a":1,"s":"str","arr":[1],"o":{"x":1}}"#],
+    "null|null|null|null|null"
+);
+q!(
+    out_of_range_index_is_null,
+    "select t[5]",
+    [r#"{"t":[1]}"#],
+    "null"
+);
+q!(
+    escaped_keys_match,
+    "select Elapsed",
+    [r#"{"Elaps\u0065d":7}"#],
+    "7"
+);
+q!(
+    nested_array_of_objects,
+    "select Cart[0].Sku",
+    [r#"{"Cart":[{"Sku":"S1"}]}"#],
+    "S1"
+);
+
+// ---- Values and literals ----
+q!(
+    number_literals,
+    "select 200, -3, 1.50, 1e3, 2.5E-1",
+    [r#"{}"#],
+    "200|-3|1.50|1000|0.25"
+);
+q!(
+    input_number_kept_as_written,
+    "select a",
+    [r#"{"a":1.50}"#],
+    "1.50"
+);
+q!(
+    big_number_is_float,
+    "select a > 1e300, a < 1e401, a * 1 > 1e300",
+    [r#"{"a":1e400}"#],
+    "true|false|true"
+);
+q!(
+    forty_digits_is_float,
+    "select a * 1",
+    [r#"{"a":1234567890123456789012345678901234567890}"#],
+    "1234567890123456800000000000000000000000"
+);
+q!(
+    one_equals_one_point_zero,
+    "select 1 = 1.0, a = 1",
+    [r#"{"a":1.00}"#],
+    "true|true"
+);
+q!(string_quote_escape, "select 'it''s'", [r#"{}"#], "it's");
+q!(
+    backslash_in_literal,
+    r"select a = 'x\y'",
+    [r#"{"a":"x\\y"}"#],
+    "true"
+);
+q!(
+    strings_compare_case_sensitive,
+    "select a = 'abc', a < 'b', 'B' < 'a'",
+    [r#"{"a":"ABC"}"#],
+    "false|true|true"
+);
+q!(
+    strings_compare_code_points,
+    "select 'é' > 'z'",
+    [r#"{}"#],
+    "true"
+);
+q!(
+    bool_and_null_literals,
+    "select true, false, null, TRUE",
+    [r#"{}"#],
+    "true|false|null|true"
+);
+q!(
+    numerically_equal_one_group,
+    "select a, count(*) group by a",
+    [r#"{"a":1.5}"#, r#"{"a":1.50}"#, r#"{"a":2}"#],
+    "1.5|2;2|1"
+);
+q!(
+    numerically_equal_one_distinct,
+    "select count_distinct(a)",
+    [r#"{"a":1.5}"#, r#"{"a":1.50}"#, r#"{"a":"1.5"}"#],
+    "2"
+);
+
+// ---- Operators and precedence ----
+q!(
+    or_looser_than_and,
+    "select true or false and false",
+    [r#"{}"#],
+    "true"
+);
+q!(
+    not_looser_than_comparison,
+    "select not 1 = 2",
+    [r#"{}"#],
+    "true"
+);
+q!(
+    mul_tighter_than_add,
+    "select 1 + 2 * 3, (1 + 2) * 3",
+    [r#"{}"#],
+    "7|9"
+);
+q!(
+    unary_minus_tightest,
+    "select -2 * 3, - a",
+    [r#"{"a":4}"#],
+    "-6|-4"
+);
+q!(
+    all_comparison_operators,
+    "select 1 = 1, 1 == 1, 1 <> 2, 1 != 1, 1 < 2, 2 <= 2, 3 > 2, 2 >= 3",
+    [r#"{}"#],
+    "true|true|true|false|true|true|true|false"
+);
+q!(
+    subtract_left_assoc,
+    "select 10 - 3 - 2, 12 / 2 / 3",
+    [r#"{}"#],
+    "5|2"
+);
+
+// ---- Three-valued logic ----
+q!(
+    compare_null_is_null,
+    "select a = 1, a < 1, a <> 1",
+    [r#"{}"#],
+    "null|null|null"
+);
+q!(
+    compare_types_is_null,
+    "select a = '1', a < 'x', b = 1",
+    [r#"{"a":1,"b":true}"#],
+    "null|null|null"
+);
+q!(not_null_is_null, "select not a", [r#"{}"#], "null");
+q!(
+    and_truth_table,
+    "select null and false, false and null, null and true, true and null, null and null, true and true, true and false",
+    [r#"{}"#],
+    "false|false|null|null|null|true|false"
+);
+q!(
+    or_truth_table,
+    "select null or true, true or null, null or false, false or null, null or null, false or false",
+    [r#"{}"#],
+    "true|true|null|null|null|false"
+);
+q!(
+    where_keeps_only_true,
+    "select a where b > 1",
+    [
+        r#"{"a":1,"b":2}"#,
+        r#"{"a":2}"#,
+        r#"{"a":3,"b":"x"}"#,
+        r#"{"a":4,"b":0}"#
+    ],
+    "1"
+);
+q!(
+    where_not_null_excludes,
+    "select a where not (b > 1)",
+    [r#"{"a":1,"b":2}"#, r#"{"a":2}"#, r#"{"a":4,"b":0}"#],
+    "4"
+);
+q!(
+    non_bool_in_logic_is_null,
+    "select 1 and true, not 'x'",
+    [r#"{}"#],
+    "null|null"
+);
+q!(
+    is_null_and_is_not_null,
+    "select a is null, b is null, c is null, a is not null",
+    [r#"{"a":1,"b":null}"#],
+    "false|true|true|true"
+);
+
+// ---- like / ilike ----
+q!(
+    like_percent_and_underscore,
+    "select a like 'h%o', a like 'h_llo', a like 'h_lo', a like '%ll%'",
+    [r#"{"a":"hello"}"#],
+    "true|true|false|true"
+);
+q!(
+    like_whole_string,
+    "select a like 'ell', a like 'hello'",
+    [r#"{"a":"hello"}"#],
+    "false|true"
+);
+q!(
+    like_spans_newlines,
+    "select a like 'a%b'",
+    [r#"{"a":"a\nx\nb"}"#],
+    "true"
+);
+q!(
+    not_like,
+    "select a not like 'h%'",
+    [r#"{"a":"hello"}"#],
+    "false"
+);
+q!(
+    like_is_case_sensitive,
+    "select a like 'H%'",
+    [r#"{"a":"hello"}"#],
+    "false"
+);
+q!(
+    ilike_ignores_case,
+    "select a ilike 'H%O', a ilike 'É%'",
+    [r#"{"a":"hellO"}"#],
+    "true|false"
+);
+q!(
+    ilike_unicode,
+    "select a ilike 'é_', b ilike 'strasse'",
+    [r#"{"a":"Éa","b":"STRAßE"}"#],
+    "true|true"
+);
+q!(
+    like_non_string_is_null,
+    "select a like '1%', b like 'x'",
+    [r#"{"a":10}"#],
+    "null|null"
+);
+q!(
+    like_dynamic_pattern,
+    "select a like p, a ilike q",
+    [r#"{"a":"abc","p":"a%","q":"A_C"}"#],
+    "true|true"
+);
+q!(
+    like_underscore_is_one_char,
+    "select a like '_'",
+    [r#"{"a":"é"}"#],
+    "true"
+);
+
+// ---- in ----
+q!(
+    in_list,
+    "select a in (1, 2), a in ('x', 3), a not in (1, 2)",
+    [r#"{"a":2}"#],
+    "true|null|false"
+);
+q!(
+    in_absent_is_null,
+    "select a in (1, 2), a not in (1)",
+    [r#"{}"#],
+    "null|null"
+);
+q!(
+    in_with_null_item,
+    "select a in (1, null), a in (2, null)",
+    [r#"{"a":2}"#],
+    "null|true"
+);
+q!(
+    in_strings,
+    "select @l in ('Error', 'Fatal') where @l in ('Error','Warning')",
+    [
+        r#"{"@l":"Error"}"#,
+        r#"{"@l":"Info"}"#,
+        r#"{"@l":"Warning"}"#
+    ],
+    "true;false"
+);
+
+// ---- Arithmetic ----
+q!(
+    arithmetic_exact,
+    "select 0.1 + 0.2, 1.50 + 1.50, 1.50 * 2, 7 - 10",
+    [r#"{}"#],
+    "0.3|3.00|3.00|-3"
+);
+q!(
+    arithmetic_on_non_numbers_is_null,
+    "select a + 1, b * 2, c - 1, -b",
+    [r#"{"a":"1","b":true}"#],
+    "null|null|null|null"
+);
+q!(
+    division_by_zero_is_null,
+    "select 1 / 0, 1 % 0, 1.5 / 0.0",
+    [r#"{}"#],
+    "null|null|null"
+);
+q!(
+    remainder_keeps_dividend_sign,
+    "select -7 % 3, 7 % -3, 7.5 % 2",
+    [r#"{}"#],
+    "-1|1|1.5"
+);
+q!(
+    division_rounds_to_decimal_precision,
+    "select 1 / 3, 2 / 3, 10 / 4, 6 / 2",
+    [r#"{}"#],
+    "0.3333333333333333333333333333|0.6666666666666666666666666667|2.5|3"
+);
+q!(
+    overflow_falls_back_to_float,
+    "select 79228162514264337593543950335 + 1 > 7e28",
+    [r#"{}"#],
+    "true"
+);
+q!(
+    arithmetic_with_input_numbers,
+    "select Elapsed * 1000, StatusCode + 0.5",
+    [r#"{"Elapsed":0.0012,"StatusCode":200}"#],
+    "1.2000|200.5"
+);
+
+// ---- Functions ----
+q!(
+    match_regex,
+    "select match(m, '^GET /api'), match(m, '(?i)get'), match(m, 'POST')",
+    [r#"{"m":"GET /api/x"}"#],
+    "true|true|false"
+);
+q!(
+    match_non_string_is_null,
+    "select match(a, 'x')",
+    [r#"{"a":1}"#],
+    "null"
+);
+q!(
+    match_on_unescaped_value,
+    r#"select match(m, '^a"b$')"#,
+    [r#"{"m":"a\"b"}"#],
+    "true"
+);
+q!(
+    has_present_even_null,
+    "select has(a), has(b), has(c), has(d.e), has(t[0]), has(t[1])",
+    [r#"{"a":null,"b":0,"d":{"e":1},"t":[1]}"#],
+    "true|true|false|true|true|false"
+);
+q!(
+    substring_tests,
+    "select contains(s, 'ell'), startswith(s, 'he'), endswith(s, 'lo'), contains(s, 'x')",
+    [r#"{"s":"hello"}"#],
+    "true|true|true|false"
+);
+q!(
+    substring_wrong_type_is_null,
+    "select contains(n, '1'), startswith(s, 1)",
+    [r#"{"n":10,"s":"x"}"#],
+    "null|null"
+);
+q!(
+    lower_upper_unicode,
+    "select lower(s), upper(s), upper('ß'), lower('É')",
+    [r#"{"s":"ÉcoLE"}"#],
+    "école|ÉCOLE|SS|é"
+);
+q!(
+    lower_on_escaped_string,
+    "select lower(s)",
+    [r#"{"s":"\u00C9A"}"#],
+    "éa"
+);
+q!(
+    length_of_each_type,
+    "select length(s), length(t), length(o), length(n), length(e)",
+    [r#"{"s":"héllo","t":[1,2,3],"o":{"a":1,"b":2},"n":5,"e":"a\u0062"}"#],
+    "5|3|2|null|2"
+);
+q!(
+    coalesce_first_not_null,
+    "select coalesce(a, b, 'z'), coalesce(a, c)",
+    [r#"{"b":2,"c":null}"#],
+    "2|null"
+);
+q!(
+    numeric_functions,
+    "select abs(-2.5), floor(2.7), floor(-2.5), ceil(2.1), ceil(-2.5)",
+    [r#"{}"#],
+    "2.5|2|-3|3|-2"
+);
+q!(
+    round_half_away_from_zero,
+    "select round(2.5), round(-2.5), round(2.4), round(1.2345, 2), round(1.235, 2), round(1250, -2)",
+    [r#"{}"#],
+    "3|-3|2|1.23|1.24|1300"
+);
+q!(
+    numeric_functions_wrong_type_null,
+    "select abs('x'), round(s), floor(null)",
+    [r#"{"s":"1"}"#],
+    "null|null|null"
+);
+q!(
+    tostring_values,
+    "select tostring(n), tostring(1.50), tostring(true), tostring(s), tostring(t), tostring(x)",
+    [r#"{"n":1.50,"s":"a","t":[1, 2]}"#],
+    "1.50|1.50|true|a|[1,2]|null"
+);
+q!(
+    tonumber_values,
+    "select tonumber('12.5'), tonumber('x'), tonumber(n), tonumber(' 7 '), tonumber(true)",
+    [r#"{"n":3}"#],
+    "12.5|null|3|7|null"
+);
+
+// ---- Aggregates ----
+const NUMS: [&str; 6] = [
+    r#"{"g":"a","x":1}"#,
+    r#"{"g":"b","x":2.5}"#,
+    r#"{"g":"a","x":null}"#,
+    r#"{"g":"b"}"#,
+    r#"{"g":"a","x":"s"}"#,
+    r#"{"x":4}"#,
+];
+
+#[test]
+fn aggregates_over_non_null_numbers() {
+    assert_eq!(
+        run(
+            "select count(*), count(x), sum(x), avg(x), min(x), max(x), count_distinct(x)",
+            &NUMS
+        ),
+        "6|4|7.5|2.5|1|s|4"
+    );
+}
+
+#[test]
+fn aggregates_grouped_null_group_last() {
+    assert_eq!(
+        run("select g, count(*), sum(x) group by g", &NUMS),
+        "a|3|1;b|2|2.5;null|1|4"
+    );
+}
+
+q!(
+    aggregate_over_zero_lines_is_one_row,
+    "select count(*), sum(x), avg(x), min(x), max(x), percentile(x, 50), count_distinct(x) where false",
+    [r#"{"x":1}"#],
+    "0|null|null|null|null|null|0"
+);
+q!(
+    aggregate_over_no_input,
+    "select count(*), sum(x)",
+    [],
+    "0|null"
+);
+q!(
+    grouped_over_zero_lines_is_no_rows,
+    "select g, count(*) group by g",
+    [],
+    ""
+);
+q!(
+    sum_is_exact,
+    "select sum(x)",
+    [r#"{"x":0.1}"#, r#"{"x":0.2}"#],
+    "0.3"
+);
+q!(
+    sum_keeps_scale,
+    "select sum(x)",
+    [r#"{"x":1.50}"#, r#"{"x":1.50}"#],
+    "3.00"
+);
+q!(
+    avg_rounds_to_precision,
+    "select avg(x)",
+    [r#"{"x":1}"#, r#"{"x":1}"#, r#"{"x":2}"#],
+    "1.3333333333333333333333333333"
+);
+q!(
+    min_max_strings,
+    "select min(s), max(s)",
+    [r#"{"s":"b"}"#, r#"{"s":"a"}"#, r#"{"s":"c"}"#],
+    "a|c"
+);
+q!(
+    min_max_keep_input_text,
+    "select min(x), max(x)",
+    [r#"{"x":1.50}"#, r#"{"x":2.0}"#],
+    "1.50|2.0"
+);
+q!(
+    percentile_nearest_rank,
+    "select percentile(x, 50), percentile(x, 90), percentile(x, 100), percentile(x, 1), percentile(x, 25)",
+    [
+        r#"{"x":15}"#,
+        r#"{"x":20}"#,
+        r#"{"x":35}"#,
+        r#"{"x":40}"#,
+        r#"{"x":50}"#
+    ],
+    "35|50|50|15|20"
+);
+q!(
+    percentile_ignores_non_numbers,
+    "select percentile(x, 50)",
+    [r#"{"x":"a"}"#, r#"{"x":3}"#, r#"{}"#],
+    "3"
+);
+q!(
+    count_distinct_strings,
+    "select count_distinct(s)",
+    [
+        r#"{"s":"a"}"#,
+        r#"{"s":"a"}"#,
+        r#"{"s":"A"}"#,
+        r#"{"s":null}"#
+    ],
+    "2"
+);
+q!(
+    aggregate_expression,
+    "select sum(x) / count(*), count(*) + 1, 'n'",
+    [r#"{"x":1}"#, r#"{"x":2}"#],
+    "1.5|3|n"
+);
+q!(
+    group_by_expression,
+    "select lower(s), count(*) group by lower(s)",
+    [r#"{"s":"A"}"#, r#"{"s":"a"}"#, r#"{"s":"b"}"#],
+    "a|2;b|1"
+);
+q!(
+    group_by_two_keys,
+    "select a, b, count(*) group by a, b",
+    [
+        r#"{"a":1,"b":"x"}"#,
+        r#"{"a":1,"b":"y"}"#,
+        r#"{"a":1,"b":"x"}"#,
+        r#"{"a":0}"#
+    ],
+    "0|null|1;1|x|2;1|y|1"
+);
+q!(
+    group_keys_ascending_numbers_before_strings,
+    "select k, count(*) group by k",
+    [
+        r#"{"k":"b"}"#,
+        r#"{"k":10}"#,
+        r#"{"k":9}"#,
+        r#"{}"#,
+        r#"{"k":"a"}"#
+    ],
+    "9|1;10|1;a|1;b|1;null|1"
+);
+q!(
+    group_key_keeps_first_text,
+    "select k group by k",
+    [r#"{"k":1.50}"#, r#"{"k":1.5}"#],
+    "1.50"
+);
+q!(
+    group_by_without_aggregate_is_distinct,
+    "select k group by k",
+    [r#"{"k":"x"}"#, r#"{"k":"x"}"#],
+    "x"
+);
+q!(
+    where_before_aggregate,
+    "select count(*), count(x) where x > 1",
+    [r#"{"x":1}"#, r#"{"x":2}"#, r#"{"x":3}"#],
+    "2|2"
+);
+q!(
+    escaped_group_keys_one_group,
+    "select s, count(*) group by s",
+    [r#"{"s":"é"}"#, r#"{"s":"\u00e9"}"#],
+    "é|2"
+);
+
+// ---- order by / limit ----
+q!(
+    order_by_numbers_before_strings_null_last,
+    "select k order by k",
+    [
+        r#"{"k":"b"}"#,
+        r#"{}"#,
+        r#"{"k":2}"#,
+        r#"{"k":"a"}"#,
+        r#"{"k":1}"#
+    ],
+    "1;2;a;b;null"
+);
+q!(
+    order_by_desc_null_first,
+    "select k order by k desc",
+    [r#"{"k":"b"}"#, r#"{}"#, r#"{"k":2}"#, r#"{"k":1}"#],
+    "null;b;2;1"
+);
+q!(
+    order_by_ties_keep_input_order,
+    "select n order by k",
+    [
+        r#"{"k":1,"n":"a"}"#,
+        r#"{"k":0,"n":"b"}"#,
+        r#"{"k":1,"n":"c"}"#,
+        r#"{"k":0,"n":"d"}"#
+    ],
+    "b;d;a;c"
+);
+q!(
+    order_by_desc_ties_keep_input_order,
+    "select n order by k desc",
+    [
+        r#"{"k":1,"n":"a"}"#,
+        r#"{"k":0,"n":"b"}"#,
+        r#"{"k":1,"n":"c"}"#
+    ],
+    "a;c;b"
+);
+q!(
+    order_by_alias,
+    "select x * 2 as d order by d desc",
+    [r#"{"x":1}"#, r#"{"x":3}"#, r#"{"x":2}"#],
+    "6;4;2"
+);
+q!(
+    order_by_two_keys,
+    "select a, b order by a, b desc",
+    [r#"{"a":1,"b":1}"#, r#"{"a":0,"b":1}"#, r#"{"a":1,"b":2}"#],
+    "0|1;1|2;1|1"
+);
+q!(
+    order_by_aggregate,
+    "select g, count(*) as n group by g order by n desc, g",
+    [
+        r#"{"g":"a"}"#,
+        r#"{"g":"b"}"#,
+        r#"{"g":"b"}"#,
+        r#"{"g":"c"}"#
+    ],
+    "b|2;a|1;c|1"
+);
+q!(
+    order_by_aggregate_not_selected,
+    "select g group by g order by sum(x)",
+    [r#"{"g":"a","x":5}"#, r#"{"g":"b","x":1}"#],
+    "b;a"
+);
+q!(
+    order_by_unselected_property,
+    "select n order by k asc",
+    [r#"{"k":2,"n":"a"}"#, r#"{"k":1,"n":"b"}"#],
+    "b;a"
+);
+q!(
+    limit_keeps_first_rows,
+    "select n limit 2",
+    [r#"{"n":1}"#, r#"{"n":2}"#, r#"{"n":3}"#],
+    "1;2"
+);
+q!(limit_zero, "select n limit 0", [r#"{"n":1}"#], "");
+q!(
+    order_by_with_limit_is_top_k,
+    "select n order by n desc limit 2",
+    [
+        r#"{"n":1}"#,
+        r#"{"n":5}"#,
+        r#"{"n":3}"#,
+        r#"{"n":5}"#,
+        r#"{"n":4}"#
+    ],
+    "5;5"
+);
+q!(
+    top_k_ties_keep_input_order,
+    "select m order by n limit 2",
+    [
+        r#"{"n":1,"m":"a"}"#,
+        r#"{"n":0,"m":"b"}"#,
+        r#"{"n":1,"m":"c"}"#,
+        r#"{"n":0,"m":"d"}"#
+    ],
+    "b;d"
+);
+q!(
+    limit_on_groups,
+    "select g, count(*) group by g limit 1",
+    [r#"{"g":"b"}"#, r#"{"g":"a"}"#],
+    "a|1"
+);
+q!(
+    select_star_order_by,
+    "order by n desc limit 1",
+    [r#"{"n":1}"#, r#"{ "n" : 2 }"#],
+    r#"{"n":2}"#
+);
+q!(
+    rows_in_input_order,
+    "select n",
+    [r#"{"n":3}"#, r#"{"n":1}"#, r#"{"n":2}"#],
+    "3;1;2"
+);
+
+// ---- Errors (exit 2 in the CLI): exact messages and where they point ----
+macro_rules! fail {
+    ($name:ident, $query:expr, $message:expr, $column:expr) => {
+        #[test]
+        fn $name() {
+            let e = Plan::compile($query).expect_err($query);
+            assert_eq!(e.message(), $message, "query: {}", $query);
+            assert_eq!(e.column(), $column, "column for: {}", $query);
+        }
+    };
+}
+
+fail!(
+    error_expression_after_operator,
+    "select Message where Elapsed >",
+    "expected an expression after '>', found the end of the query",
+    31
+);
+fail!(
+    error_unknown_function_suggests,
+    "select sume(Elapsed)",
+    "unknown function 'sume' (did you mean 'sum'?)",
+    8
+);
+fail!(
+    error_unknown_function_keeps_case,
+    "select SUME(x)",
+    "unknown function 'SUME' (did you mean 'sum'?)",
+    8
+);
+fail!(
+    error_unknown_function_no_suggestion,
+    "select frobnicate(x)",
+    "unknown function 'frobnicate'",
+    8
+);
+fail!(
+    error_eq_null,
+    "where x = null",
+    "x = null is never true: write x is null",
+    7
+);
+fail!(
+    error_null_eq,
+    "where null == Properties.User",
+    "null == Properties.User is never true: write Properties.User is null",
+    7
+);
+fail!(
+    error_ne_null,
+    "where a and x <> null",
+    "x <> null is never true: write x is not null",
+    13
+);
+fail!(
+    error_lt_null,
+    "where x < null",
+    "x < null is never true: a comparison with null is null",
+    7
+);
+fail!(
+    error_unknown_source,
+    "select x from logs",
+    "unknown source 'logs': the only source is 'stream' (the files named on the command line, or standard input)",
+    15
+);
+fail!(
+    error_aggregate_in_where,
+    "select x where count(*) > 1",
+    "aggregate 'count(*)' is not allowed in where",
+    16
+);
+fail!(
+    error_aggregate_in_group_by,
+    "select count(*) group by sum(x)",
+    "aggregate 'sum(x)' is not allowed in group by",
+    26
+);
+fail!(
+    error_nested_aggregate,
+    "select sum(count(*))",
+    "aggregate 'count(*)' cannot be inside another aggregate",
+    12
+);
+fail!(
+    error_missing_from_group_by,
+    "select RequestPath, count(*) group by @l",
+    "'RequestPath' must appear in group by or be inside an aggregate",
+    8
+);
+fail!(
+    error_not_aggregate_without_group_by,
+    "select Message, count(*)",
+    "'Message' must be inside an aggregate, because this query aggregates (or add 'group by Message')",
+    8
+);
+fail!(
+    error_order_by_not_grouped,
+    "select @l, count(*) group by @l order by Elapsed",
+    "'Elapsed' must appear in group by or be inside an aggregate",
+    42
+);
+fail!(
+    error_percentile_over_100,
+    "select percentile(Elapsed, 150)",
+    "percentile must be greater than 0 and at most 100, found 150",
+    28
+);
+fail!(
+    error_percentile_zero,
+    "select percentile(Elapsed, 0)",
+    "percentile must be greater than 0 and at most 100, found 0",
+    28
+);
+fail!(
+    error_percentile_negative,
+    "select percentile(Elapsed, -5)",
+    "percentile must be greater than 0 and at most 100, found -5",
+    28
+);
+fail!(
+    error_percentile_not_literal,
+    "select percentile(Elapsed, x)",
+    "the percentile must be a number literal, greater than 0 and at most 100",
+    28
+);
+fail!(
+    error_bad_regex,
+    "where match(Message, 'a(b')",
+    "this regex does not compile: unclosed group",
+    22
+);
+fail!(
+    error_star_outside_count,
+    "select sum(*)",
+    "'*' is only allowed in count(*)",
+    12
+);
+fail!(
+    error_arity,
+    "select lower(a, b)",
+    "lower() takes 1 argument, found 2",
+    8
+);
+fail!(
+    error_arity_range,
+    "select round()",
+    "round() takes 1 or 2 arguments, found 0",
+    8
+);
+fail!(
+    error_has_needs_path,
+    "where has('x')",
+    "has() takes a property path, like has(Properties.User)",
+    11
+);
+fail!(
+    error_select_star_with_group_by,
+    "select * group by a",
+    "an aggregating query needs a select list (select * writes whole lines)",
+    8
+);
+fail!(
+    error_reserved_word,
+    "select where",
+    "expected an expression after 'select', found 'where'",
+    8
+);
+fail!(
+    error_double_quotes,
+    "where a = \"x\"",
+    "strings are written in single quotes: 'text'",
+    11
+);
+fail!(
+    error_unclosed_string,
+    "where a = 'x",
+    "this string has no closing quote (write '' for a quote inside a string)",
+    11
+);
+
+#[test]
+fn error_display_quotes_query_with_caret() {
+    let e = Plan::compile("select sume(Elapsed)").unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "unknown function 'sume' (did you mean 'sum'?) (column 8)\n  select sume(Elapsed)\n         ^^^^"
+    );
+    let e = Plan::compile("where x = null").unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "x = null is never true: write x is null (column 7)\n  where x = null\n        ^^^^^^^^"
+    );
+}
+
+#[test]
+fn fails_helper_reports_message() {
+    assert_eq!(
+        fails("select"),
+        "expected an expression after 'select', found the end of the query"
+    );
+}

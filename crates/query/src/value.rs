@@ -1,0 +1,515 @@
+//! Values while evaluating ([`Val`]), numbers ([`Num`]), and the orders and equalities of
+//! QUERY.md.
+//!
+//! - A number is an exact [`Decimal`] when one can hold it, else an `f64` (`1e400`, 40 digits).
+//! - A value read from the input keeps its raw JSON text (`raw`), so `1.50` prints as `1.50`
+//!   and a string keeps its escapes for JSON output; computed values have no raw text.
+//! - Equality is numeric across scales (`1.5` = `1.50`): [`encode_key`] writes one canonical
+//!   byte string per equivalence class, used for `group by` and `count_distinct`.
+//! - Two orders: [`compare`] is SQL's (`None` = null for null operands or mixed types), and
+//!   [`total_cmp`] sorts anything (numbers < strings < booleans < arrays < objects < null).
+
+use std::borrow::Cow;
+use std::cmp::Ordering;
+
+use rust_decimal::Decimal;
+use rust_decimal::prelude::ToPrimitive;
+
+use crate::Value;
+
+/// A number: exact when possible.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Num {
+    Dec(Decimal),
+    Float(f64),
+}
+
+impl Num {
+    pub fn to_f64(self) -> f64 {
+        match self {
+            Num::Dec(d) => d.to_f64().unwrap_or(f64::NAN),
+            Num::Float(f) => f,
+        }
+    }
+
+    /// Numeric order (a NaN, which JSON cannot produce, sorts as equal).
+    pub fn cmp(self, other: Num) -> Ordering {
+        match (self, other) {
+            (Num::Dec(a), Num::Dec(b)) => a.cmp(&b),
+            (a, b) => a
+                .to_f64()
+                .partial_cmp(&b.to_f64())
+                .unwrap_or(Ordering::Equal),
+        }
+    }
+
+    /// The output value of a computed number.
+    pub fn output(self) -> Value<'static> {
+        match self {
+            Num::Dec(d) => Value::Number(d),
+            Num::Float(f) => Value::Float(f),
+        }
+    }
+
+    /// Canonical text: a Decimal as rust_decimal writes it (scale kept, no exponent).
+    pub fn text(self) -> String {
+        match self {
+            Num::Dec(d) => d.to_string(),
+            Num::Float(f) => f.to_string(),
+        }
+    }
+
+    /// A Decimal result, or the f64 result when the exact one overflowed; `None` for NaN.
+    pub fn from_parts(dec: Option<Decimal>, float: impl FnOnce() -> f64) -> Option<Num> {
+        match dec {
+            Some(d) => Some(Num::Dec(positive_zero(d))),
+            None => {
+                let f = float();
+                (!f.is_nan()).then_some(Num::Float(f))
+            }
+        }
+    }
+}
+
+/// `-0` (which rust_decimal can produce, e.g. `-1 * 0`) as `0`, so it prints as `0`.
+pub(crate) fn positive_zero(d: Decimal) -> Decimal {
+    if d.is_zero() && d.is_sign_negative() {
+        let mut d = d;
+        d.set_sign_positive(true);
+        d
+    } else {
+        d
+    }
+}
+
+/// Parse a JSON-style number (`-?digits[.digits][(e|E)[+-]digits]`, also a leading `+` or
+/// `.5` for `tonumber`). Exact as a Decimal when the value fits 96 bits with a scale of at
+/// most 28 (trailing fraction zeros beyond that are dropped); else the nearest f64. `None` when
+/// `s` is not a number.
+pub(crate) fn parse_number(s: &str) -> Option<Num> {
+    let b = s.as_bytes();
+    let mut i = 0;
+    let neg = match b.first() {
+        Some(b'-') => {
+            i += 1;
+            true
+        }
+        Some(b'+') => {
+            i += 1;
+            false
+        }
+        _ => false,
+    };
+    let mut mant: u128 = 0;
+    let mut overflow = false;
+    let mut scale: i64 = 0;
+    let mut digits = 0;
+    // Digits past what u128 holds are only possible for huge inputs: fall back to f64.
+    let mut push = |d: u8, mant: &mut u128| match mant
+        .checked_mul(10)
+        .and_then(|m| m.checked_add(u128::from(d)))
+    {
+        Some(m) => *mant = m,
+        None => overflow = true,
+    };
+    while i < b.len() && b[i].is_ascii_digit() {
+        push(b[i] - b'0', &mut mant);
+        i += 1;
+        digits += 1;
+    }
+    if i < b.len() && b[i] == b'.' {
+        i += 1;
+        let before = digits;
+        while i < b.len() && b[i].is_ascii_digit() {
+            push(b[i] - b'0', &mut mant);
+            scale += 1;
+            i += 1;
+            digits += 1;
+        }
+        if digits == before {
+            return None;
+        }
+    }
+    if digits == 0 {
+        return None;
+    }
+    if i < b.len() && (b[i] == b'e' || b[i] == b'E') {
+        i += 1;
+        let eneg = match b.get(i) {
+            Some(b'-') => {
+                i += 1;
+                true
+            }
+            Some(b'+') => {
+                i += 1;
+                false
+            }
+            _ => false,
+        };
+        let start = i;
+        let mut e: i64 = 0;
+        while i < b.len() && b[i].is_ascii_digit() {
+            e = e.saturating_mul(10).saturating_add(i64::from(b[i] - b'0'));
+            i += 1;
+        }
+        if i == start {
+            return None;
+        }
+        scale = if eneg {
+            scale.saturating_add(e)
+        } else {
+            scale.saturating_sub(e)
+        };
+    }
+    if i != b.len() {
+        return None;
+    }
+    let float = || {
+        // `s` is a valid number here; Rust's parser takes `+`, `.5`, and exponents.
+        s.parse::<f64>().unwrap_or(f64::NAN)
+    };
+    if overflow {
+        return Some(Num::Float(float()));
+    }
+    // Negative scale: multiply the mantissa up.
+    while scale < 0 {
+        match mant.checked_mul(10) {
+            Some(m) => mant = m,
+            None => return Some(Num::Float(float())),
+        }
+        scale += 1;
+    }
+    // Drop trailing zeros that take the scale past 28.
+    while scale > 28 && mant.is_multiple_of(10) && mant != 0 {
+        mant /= 10;
+        scale -= 1;
+    }
+    if mant == 0 {
+        // Zero at any scale; keep up to 28 places of the written scale.
+        let d = Decimal::from_i128_with_scale(0, scale.min(28) as u32);
+        return Some(Num::Dec(d));
+    }
+    if scale > 28 || mant >= (1u128 << 96) {
+        return Some(Num::Float(float()));
+    }
+    let m = mant as i128;
+    let d = Decimal::try_from_i128_with_scale(if neg { -m } else { m }, scale as u32).ok()?;
+    Some(Num::Dec(d))
+}
+
+/// A value during evaluation. `'x` is the shorter of the plan's and the document's lifetimes.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Val<'x> {
+    Null,
+    Bool(bool),
+    /// A number and, when read from the input, its text.
+    Num(Num, Option<Cow<'x, str>>),
+    /// A string's value and, when read from the lazy input, its raw text (escapes kept).
+    Str(Cow<'x, str>, Option<Cow<'x, str>>),
+    /// An array (`true`) or object (`false`) as its exact JSON text.
+    Json(bool, Cow<'x, str>),
+}
+
+fn own(c: Cow<'_, str>) -> Cow<'static, str> {
+    Cow::Owned(c.into_owned())
+}
+
+fn reborrow(c: &str) -> Cow<'_, str> {
+    Cow::Borrowed(c)
+}
+
+impl<'x> Val<'x> {
+    pub fn into_owned(self) -> Val<'static> {
+        match self {
+            Val::Null => Val::Null,
+            Val::Bool(b) => Val::Bool(b),
+            Val::Num(n, raw) => Val::Num(n, raw.map(own)),
+            Val::Str(s, raw) => Val::Str(own(s), raw.map(own)),
+            Val::Json(a, raw) => Val::Json(a, own(raw)),
+        }
+    }
+
+    /// The same value borrowing from `self`.
+    pub fn borrowed(&self) -> Val<'_> {
+        match self {
+            Val::Null => Val::Null,
+            Val::Bool(b) => Val::Bool(*b),
+            Val::Num(n, raw) => Val::Num(*n, raw.as_deref().map(reborrow)),
+            Val::Str(s, raw) => Val::Str(reborrow(s), raw.as_deref().map(reborrow)),
+            Val::Json(a, raw) => Val::Json(*a, reborrow(raw)),
+        }
+    }
+
+    pub fn is_null(&self) -> bool {
+        matches!(self, Val::Null)
+    }
+
+    pub fn num(&self) -> Option<Num> {
+        match self {
+            Val::Num(n, _) => Some(*n),
+            _ => None,
+        }
+    }
+
+    pub fn str(&self) -> Option<&str> {
+        match self {
+            Val::Str(s, _) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// A computed number.
+    pub fn number(n: Num) -> Val<'x> {
+        Val::Num(n, None)
+    }
+
+    /// A computed string.
+    pub fn string(s: impl Into<Cow<'x, str>>) -> Val<'x> {
+        Val::Str(s.into(), None)
+    }
+
+    /// The output value; its text is owned when it cannot outlive `'x`.
+    pub fn into_output<'o>(self) -> Value<'o> {
+        match self {
+            Val::Null => Value::Null,
+            Val::Bool(b) => Value::Bool(b),
+            Val::Num(_, Some(raw)) => Value::RawNumber(own(raw)),
+            Val::Num(n, None) => n.output(),
+            Val::Str(_, Some(raw)) => Value::RawString(own(raw)),
+            Val::Str(s, None) => Value::String(own(s)),
+            Val::Json(_, raw) => Value::RawJson(own(raw)),
+        }
+    }
+
+    /// `tostring`: the text of a scalar (a number as written in the input, else exact), the
+    /// JSON text of an array or object; `None` for null.
+    pub fn to_text(&self) -> Option<Cow<'_, str>> {
+        Some(match self {
+            Val::Null => return None,
+            Val::Bool(b) => Cow::Borrowed(if *b { "true" } else { "false" }),
+            Val::Num(_, Some(raw)) => Cow::Borrowed(raw.as_ref()),
+            Val::Num(n, None) => Cow::Owned(n.text()),
+            Val::Str(s, _) => Cow::Borrowed(s.as_ref()),
+            Val::Json(_, raw) => Cow::Borrowed(raw.as_ref()),
+        })
+    }
+
+    fn rank(&self) -> u8 {
+        match self {
+            Val::Num(..) => 0,
+            Val::Str(..) => 1,
+            Val::Bool(_) => 2,
+            Val::Json(true, _) => 3,
+            Val::Json(false, _) => 4,
+            Val::Null => 5,
+        }
+    }
+}
+
+/// SQL comparison: `None` (null) when either side is null, the types differ, or either is an
+/// array or object.
+pub(crate) fn compare(a: &Val<'_>, b: &Val<'_>) -> Option<Ordering> {
+    match (a, b) {
+        (Val::Num(x, _), Val::Num(y, _)) => Some(x.cmp(*y)),
+        (Val::Str(x, _), Val::Str(y, _)) => Some(x.as_bytes().cmp(y.as_bytes())),
+        (Val::Bool(x), Val::Bool(y)) => Some(x.cmp(y)),
+        _ => None,
+    }
+}
+
+/// The sort order of `order by` and of groups: numbers < strings < booleans < arrays <
+/// objects < null; numbers numerically, strings by code point, arrays and objects by text.
+pub(crate) fn total_cmp(a: &Val<'_>, b: &Val<'_>) -> Ordering {
+    match (a, b) {
+        (Val::Json(x, s), Val::Json(y, t)) if x == y => s.cmp(t),
+        _ => compare(a, b).unwrap_or_else(|| a.rank().cmp(&b.rank())),
+    }
+}
+
+/// Append a canonical encoding of `v` to `out`: equal (numerically equal) values encode the
+/// same, different values differently, and a sequence of encodings is unambiguous.
+pub(crate) fn encode_key(v: &Val<'_>, out: &mut Vec<u8>) {
+    match v {
+        Val::Null => out.push(0),
+        Val::Bool(b) => out.extend_from_slice(&[1, u8::from(*b)]),
+        Val::Num(Num::Dec(d), _) => {
+            out.push(2);
+            out.extend_from_slice(&positive_zero(d.normalize()).serialize());
+        }
+        Val::Num(Num::Float(f), _) => {
+            out.push(3);
+            out.extend_from_slice(&f.to_bits().to_le_bytes());
+        }
+        Val::Str(s, _) => {
+            out.push(4);
+            out.extend_from_slice(&(s.len() as u64).to_le_bytes());
+            out.extend_from_slice(s.as_bytes());
+        }
+        Val::Json(a, raw) => {
+            out.push(if *a { 5 } else { 6 });
+            out.extend_from_slice(&(raw.len() as u64).to_le_bytes());
+            out.extend_from_slice(raw.as_bytes());
+        }
+    }
+}
+
+/// The value of a JSON string's raw text (between the quotes): borrowed when there is no
+/// backslash; lone surrogate escapes become U+FFFD; an invalid escape is kept as written.
+pub fn unescape_json_str(raw: &str) -> Cow<'_, str> {
+    if !raw.contains('\\') {
+        return Cow::Borrowed(raw);
+    }
+    let mut out = String::with_capacity(raw.len());
+    let mut rest = raw;
+    while let Some(i) = rest.find('\\') {
+        out.push_str(&rest[..i]);
+        rest = &rest[i..];
+        let b = rest.as_bytes();
+        let simple = match b.get(1) {
+            Some(b'"') => Some('"'),
+            Some(b'\\') => Some('\\'),
+            Some(b'/') => Some('/'),
+            Some(b'b') => Some('\u{8}'),
+            Some(b'f') => Some('\u{c}'),
+            Some(b'n') => Some('\n'),
+            Some(b'r') => Some('\r'),
+            Some(b't') => Some('\t'),
+            _ => None,
+        };
+        if let Some(c) = simple {
+            out.push(c);
+            rest = &rest[2..];
+            continue;
+        }
+        let hex = |at: usize| {
+            rest.get(at..at + 4)
+                .filter(|h| h.bytes().all(|c| c.is_ascii_hexdigit()))
+                .and_then(|h| u32::from_str_radix(h, 16).ok())
+        };
+        match (b.get(1), hex(2)) {
+            (Some(b'u'), Some(hi)) if (0xD800..0xDC00).contains(&hi) => {
+                match (rest.get(6..8), hex(8)) {
+                    (Some("\\u"), Some(lo)) if (0xDC00..0xE000).contains(&lo) => {
+                        let c = 0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00);
+                        out.push(char::from_u32(c).unwrap_or('\u{FFFD}'));
+                        rest = &rest[12..];
+                    }
+                    _ => {
+                        out.push('\u{FFFD}');
+                        rest = &rest[6..];
+                    }
+                }
+            }
+            (Some(b'u'), Some(c)) => {
+                out.push(char::from_u32(c).unwrap_or('\u{FFFD}'));
+                rest = &rest[6..];
+            }
+            _ => {
+                out.push('\\');
+                rest = &rest[1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    Cow::Owned(out)
+}
+
+/// How ndq writes a computed number: exactly, without exponent, with the scale the
+/// computation gave (`1.50 + 1.50` is `3.00`, `0.1 + 0.2` is `0.3`; `/` and `avg` drop
+/// trailing zeros: `10 / 4` is `2.5`). This is `Decimal`'s `Display`; a negative zero prints
+/// as `0`.
+pub fn format_decimal(d: &Decimal) -> String {
+    positive_zero(*d).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::str::FromStr;
+
+    fn dec(s: &str) -> Num {
+        Num::Dec(Decimal::from_str(s).unwrap())
+    }
+
+    #[test]
+    fn numbers_exact_or_float() {
+        assert_eq!(parse_number("200"), Some(dec("200")));
+        assert_eq!(parse_number("-3"), Some(dec("-3")));
+        assert_eq!(parse_number("1.50").unwrap().text(), "1.50");
+        assert_eq!(parse_number("1e3"), Some(dec("1000")));
+        assert_eq!(parse_number("1.5E-2"), Some(dec("0.015")));
+        assert_eq!(parse_number("1e400"), Some(Num::Float(f64::INFINITY)));
+        let forty = "1234567890123456789012345678901234567890";
+        assert_eq!(
+            parse_number(forty),
+            Some(Num::Float(forty.parse().unwrap()))
+        );
+        assert_eq!(
+            parse_number("79228162514264337593543950335")
+                .unwrap()
+                .text(),
+            "79228162514264337593543950335"
+        );
+        assert!(matches!(
+            parse_number("79228162514264337593543950336"),
+            Some(Num::Float(_))
+        ));
+        assert_eq!(
+            parse_number("1.0000000000000000000000000000000"),
+            Some(dec("1"))
+        );
+        assert_eq!(parse_number("0e5"), Some(dec("0")));
+        assert_eq!(parse_number("-0.0").unwrap().text(), "0.0");
+        for bad in ["", "-", "x", "1.", "1e", "1e+", "1x", "--1", "."] {
+            assert_eq!(parse_number(bad), None, "{bad}");
+        }
+        assert_eq!(parse_number(".5"), Some(dec("0.5")));
+    }
+
+    #[test]
+    fn numerically_equal_values_encode_alike() {
+        let key = |v: Val<'_>| {
+            let mut out = Vec::new();
+            encode_key(&v, &mut out);
+            out
+        };
+        let n = |s| Val::number(parse_number(s).unwrap());
+        assert_eq!(key(n("1.5")), key(n("1.50")));
+        assert_eq!(key(n("0")), key(n("-0.00")));
+        assert_ne!(key(n("1")), key(Val::string("1")));
+        assert_ne!(key(Val::Null), key(Val::Bool(false)));
+    }
+
+    #[test]
+    fn orders() {
+        let n = |s| Val::number(parse_number(s).unwrap());
+        assert_eq!(compare(&n("1"), &n("1.0")), Some(Ordering::Equal));
+        assert_eq!(compare(&n("1"), &Val::string("1")), None);
+        assert_eq!(compare(&Val::Null, &Val::Null), None);
+        assert_eq!(total_cmp(&n("99"), &Val::string("a")), Ordering::Less);
+        assert_eq!(total_cmp(&Val::Null, &Val::string("a")), Ordering::Greater);
+        assert_eq!(compare(&n("1e400"), &n("5")), Some(Ordering::Greater));
+    }
+
+    #[test]
+    fn unescape() {
+        assert_eq!(unescape_json_str(r#"a\"b\\c\/\n"#), "a\"b\\c/\n");
+        assert_eq!(
+            unescape_json_str(r"\u00e9\ud83d\ude00\ud83d!"),
+            "é😀\u{FFFD}!"
+        );
+        assert!(matches!(unescape_json_str("plain"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn decimal_format() {
+        let d = |s| Decimal::from_str(s).unwrap();
+        assert_eq!(format_decimal(&(d("0.1") + d("0.2"))), "0.3");
+        assert_eq!(format_decimal(&(d("1.50") + d("1.50"))), "3.00");
+        assert_eq!(format_decimal(&(d("-1") * d("0"))), "0");
+        assert_eq!(
+            format_decimal(&d("0.0000000000000000000000000001")),
+            "0.0000000000000000000000000001"
+        );
+    }
+}
