@@ -1,50 +1,119 @@
 //! Table tests: one line per rule of QUERY.md, run through the whole engine (compile, then
 //! every line parsed with serde_json and evaluated), without spawning a process.
 
-use crate::{Kind, Plan, Value};
+use crate::{Accumulator, Kind, Plan, Value};
 
-/// Run `query` over `lines` (JSON objects) with the serde document; rows rendered as compact
-/// text: values joined by `|`, rows by `;`.
+/// Run `query` over `lines` (JSON objects) with both documents (serde_json values and lazy
+/// ndq_scan values) and, for collecting queries, with the input split at every position into
+/// two accumulators merged afterwards. All must agree; the rows come back as compact text:
+/// values joined by `|`, rows by `;`.
 pub(crate) fn run(query: &str, lines: &[&str]) -> String {
     let plan = Plan::compile(query).unwrap_or_else(|e| panic!("{query}: {e}"));
+    let serde = run_serde(&plan, lines, None);
+    let lazy = run_lazy(&plan, lines, None);
+    assert_eq!(lazy, serde, "lazy and serde engines differ on: {query}");
+    if plan.kind() == Kind::Collect {
+        for split in 0..=lines.len() {
+            assert_eq!(
+                run_serde(&plan, lines, Some(split)),
+                serde,
+                "merge at split {split} differs on: {query}"
+            );
+            assert_eq!(
+                run_lazy(&plan, lines, Some(split)),
+                serde,
+                "lazy merge at split {split} differs on: {query}"
+            );
+        }
+    }
+    serde
+}
+
+fn render(rows: &[Vec<String>]) -> String {
+    rows.iter()
+        .map(|r| r.join("|"))
+        .collect::<Vec<_>>()
+        .join(";")
+}
+
+pub(crate) fn run_serde(plan: &Plan, lines: &[&str], split: Option<usize>) -> String {
     let docs: Vec<serde_json::Value> = lines
         .iter()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
     let mut w = plan.worker();
-    let mut rows: Vec<Vec<Value<'_>>> = Vec::new();
-    match plan.kind() {
-        Kind::Lines => {
-            for (doc, line) in docs.iter().zip(lines) {
+    let mut rows: Vec<Vec<String>> = Vec::new();
+    let mut accs = vec![plan.accumulator(), plan.accumulator()];
+    for (i, (doc, line)) in docs.iter().zip(lines).enumerate() {
+        match plan.kind() {
+            Kind::Lines => {
                 if w.matches(doc) {
-                    rows.push(vec![Value::RawJson((*line).into())]);
+                    rows.push(vec![(*line).to_owned()]);
                 }
             }
-        }
-        Kind::Rows => {
-            for doc in &docs {
+            Kind::Rows => {
                 if w.matches(doc) {
                     let mut row = Vec::new();
                     w.project(doc, &mut row);
-                    rows.push(row);
+                    rows.push(row.iter().map(show).collect());
                 }
             }
-        }
-        Kind::Collect => {
-            let mut acc = plan.accumulator();
-            for doc in &docs {
-                w.accumulate(doc, &mut acc);
+            Kind::Collect => {
+                let half = usize::from(split.is_some_and(|s| i >= s));
+                w.accumulate(doc, &mut accs[half]);
             }
-            rows = plan.finish(acc);
         }
+    }
+    finish(plan, rows, accs)
+}
+
+pub(crate) fn run_lazy(plan: &Plan, lines: &[&str], split: Option<usize>) -> String {
+    let mut parser = ndq_scan::Parser::new(ndq_scan::Scanner::detect());
+    let mut w = plan.worker();
+    let mut rows: Vec<Vec<String>> = Vec::new();
+    let mut accs = vec![plan.accumulator(), plan.accumulator()];
+    for (i, line) in lines.iter().enumerate() {
+        let doc = parser
+            .parse_until(line.as_bytes(), plan.key_set())
+            .unwrap_or_else(|e| panic!("{line}: {e}"));
+        let root = doc.root();
+        match plan.kind() {
+            Kind::Lines => {
+                if w.matches(root) {
+                    rows.push(vec![(*line).to_owned()]);
+                }
+            }
+            Kind::Rows => {
+                if w.matches(root) {
+                    let mut row = Vec::new();
+                    w.project(root, &mut row);
+                    rows.push(row.iter().map(show).collect());
+                }
+            }
+            Kind::Collect => {
+                let half = usize::from(split.is_some_and(|s| i >= s));
+                w.accumulate(root, &mut accs[half]);
+            }
+        }
+    }
+    finish(plan, rows, accs)
+}
+
+fn finish(plan: &Plan, mut rows: Vec<Vec<String>>, mut accs: Vec<Accumulator>) -> String {
+    if plan.kind() == Kind::Collect {
+        let later = accs.pop().unwrap_or_default();
+        let mut first = accs.pop().unwrap_or_default();
+        first.merge(later);
+        rows = plan
+            .finish(first)
+            .iter()
+            .map(|r| r.iter().map(show).collect())
+            .collect();
     }
     if let (Some(l), true) = (plan.limit(), plan.early_stop()) {
         rows.truncate(l as usize);
     }
-    rows.iter()
-        .map(|r| r.iter().map(show).collect::<Vec<_>>().join("|"))
-        .collect::<Vec<_>>()
-        .join(";")
+    render(&rows)
 }
 
 /// A value as text: strings bare, numbers exact, null as `null`.
@@ -611,7 +680,7 @@ q!(
 q!(
     tostring_values,
     "select tostring(n), tostring(1.50), tostring(true), tostring(s), tostring(t), tostring(x)",
-    [r#"{"n":1.50,"s":"a","t":[1, 2]}"#],
+    [r#"{"n":1.50,"s":"a","t":[1,2]}"#],
     "1.50|1.50|true|a|[1,2]|null"
 );
 q!(
@@ -901,7 +970,7 @@ q!(
 q!(
     select_star_order_by,
     "order by n desc limit 1",
-    [r#"{"n":1}"#, r#"{ "n" : 2 }"#],
+    [r#"{"n":1}"#, r#"{"n":2}"#],
     r#"{"n":2}"#
 );
 q!(
@@ -1112,4 +1181,125 @@ fn fails_helper_reports_message() {
         fails("select"),
         "expected an expression after 'select', found the end of the query"
     );
+}
+
+// ---- Lazy documents: raw text kept, duplicate keys, the sample ----
+
+/// Rows of a Rows or Collect plan over lazy documents, as output values.
+fn lazy_values(query: &str, lines: &[&str]) -> Vec<Vec<Value<'static>>> {
+    let plan = Plan::compile(query).unwrap();
+    let mut parser = ndq_scan::Parser::new(ndq_scan::Scanner::detect());
+    let mut w = plan.worker();
+    let mut acc = plan.accumulator();
+    let mut rows = Vec::new();
+    for line in lines {
+        let doc = parser.parse_until(line.as_bytes(), plan.key_set()).unwrap();
+        if plan.kind() == Kind::Collect {
+            w.accumulate(doc.root(), &mut acc);
+        } else if w.matches(doc.root()) {
+            let mut row = Vec::new();
+            w.project(doc.root(), &mut row);
+            rows.push(row.into_iter().map(Value::into_owned).collect());
+        }
+    }
+    if plan.kind() == Kind::Collect {
+        rows = plan.finish(acc);
+    }
+    rows
+}
+
+#[test]
+fn projected_values_keep_raw_text() {
+    use std::borrow::Cow;
+    let rows = lazy_values(
+        "select s, n, big, t, o, n + 0",
+        &[r#"{"s":"a\"b\u00e9","n":1.50,"big":1e400,"t":[1, 2],"o":{"k" : null}}"#],
+    );
+    assert_eq!(
+        rows[0],
+        vec![
+            Value::RawString(Cow::Borrowed(r#"a\"b\u00e9"#)),
+            Value::RawNumber(Cow::Borrowed("1.50")),
+            Value::RawNumber(Cow::Borrowed("1e400")),
+            Value::RawJson(Cow::Borrowed("[1, 2]")),
+            Value::RawJson(Cow::Borrowed(r#"{"k" : null}"#)),
+            Value::Number("1.50".parse().unwrap()),
+        ]
+    );
+}
+
+#[test]
+fn computed_strings_are_unescaped() {
+    let rows = lazy_values("select lower(s), coalesce(x, s)", &[r#"{"s":"A\"B"}"#]);
+    assert_eq!(show(&rows[0][0]), "a\"b");
+    // coalesce returns the input value itself: still raw.
+    assert_eq!(rows[0][1], Value::RawString(r#"A\"B"#.into()));
+}
+
+#[test]
+fn duplicate_keys_first_wins() {
+    let rows = lazy_values(
+        "select a, count(*) where a = 1 group by a",
+        &[r#"{"a":1,"a":2}"#],
+    );
+    assert_eq!(
+        rows,
+        vec![vec![Value::RawNumber("1".into()), Value::Number(1.into())]]
+    );
+    let rows = lazy_values("select o.k", &[r#"{"o":{"k":"first","k":"second"}}"#]);
+    assert_eq!(rows[0][0], Value::RawString("first".into()));
+}
+
+#[test]
+fn select_star_order_by_keeps_line_text() {
+    let rows = lazy_values("order by n desc", &[r#"{"n":1}"#, r#"{ "n" : 2 }"#]);
+    assert_eq!(rows[0], vec![Value::RawJson(r#"{ "n" : 2 }"#.into())]);
+    assert_eq!(rows[1], vec![Value::RawJson(r#"{"n":1}"#.into())]);
+}
+
+fn sample() -> Vec<String> {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/sample.ndjson");
+    std::fs::read_to_string(path)
+        .expect("testdata/sample.ndjson")
+        .lines()
+        .map(str::to_owned)
+        .collect()
+}
+
+/// `sum(Elapsed)` over the sample equals the exact decimal sum of every `Elapsed` as written
+/// (computed here through serde_json's exact number text and rust_decimal's own parser).
+#[test]
+fn sample_sum_elapsed_is_exact() {
+    let lines = sample();
+    let mut expected = crate::Decimal::ZERO;
+    let mut n = 0;
+    for l in &lines {
+        let v: serde_json::Value = serde_json::from_str(l).unwrap();
+        if let Some(serde_json::Value::Number(e)) = v.get("Elapsed") {
+            expected += crate::Decimal::from_scientific(e.as_str())
+                .or_else(|_| e.as_str().parse())
+                .unwrap();
+            n += 1;
+        }
+    }
+    assert!(n > 100, "the sample has Elapsed values");
+    let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
+    let rows = lazy_values("select sum(Elapsed), count(Elapsed)", &refs);
+    assert_eq!(rows[0][0], Value::Number(expected));
+    assert_eq!(crate::format_decimal(&expected), show(&rows[0][0]));
+    assert_eq!(rows[0][1], Value::Number(n.into()));
+    // And both engines agree on it, also when merged from two halves.
+    let plan = Plan::compile(
+        "select sum(Elapsed), avg(Elapsed), min(Elapsed), max(Elapsed), percentile(Elapsed, 95)",
+    )
+    .unwrap();
+    let whole = run_serde(&plan, &refs, None);
+    assert!(
+        whole.starts_with(&crate::format_decimal(&expected)),
+        "{whole}"
+    );
+    for split in [0, 1, refs.len() / 3, refs.len()] {
+        assert_eq!(run_lazy(&plan, &refs, Some(split)), whole);
+        assert_eq!(run_serde(&plan, &refs, Some(split)), whole);
+    }
 }
