@@ -34,6 +34,8 @@ mod plan;
 mod value;
 
 #[cfg(test)]
+mod difftest;
+#[cfg(test)]
 mod tests;
 
 use std::borrow::Cow;

@@ -1,0 +1,359 @@
+//! The differential test: generated documents and `where` conditions, evaluated three ways —
+//! the engine on lazy ndq_scan documents, the engine on serde_json values, and a
+//! straightforward reference written here directly over `serde_json::Value` (its own
+//! three-valued logic, `like` via `regex`, decimal sums via rust_decimal) — must agree.
+//! Also: `order by ... limit k` (the bounded top-k) equals the full sort cut to `k`.
+
+use std::cmp::Ordering;
+use std::collections::BTreeMap;
+use std::str::FromStr;
+
+use proptest::prelude::*;
+use rust_decimal::Decimal;
+use serde_json::Value as J;
+
+use crate::tests::{run_lazy, run_serde};
+use crate::{Kind, Plan};
+
+/// A generated condition.
+#[derive(Clone, Debug)]
+enum Cond {
+    Cmp(&'static str, &'static str, Lit),
+    IsNull(&'static str, bool),
+    Like(&'static str, String, bool),
+    In(&'static str, Vec<Lit>, bool),
+    Not(Box<Cond>),
+    And(Box<Cond>, Box<Cond>),
+    Or(Box<Cond>, Box<Cond>),
+}
+
+#[derive(Clone, Debug)]
+enum Lit {
+    Num(String),
+    Str(String),
+}
+
+impl Lit {
+    fn query(&self) -> String {
+        match self {
+            Lit::Num(n) => n.clone(),
+            Lit::Str(s) => format!("'{}'", s.replace('\'', "''")),
+        }
+    }
+    fn json(&self) -> J {
+        match self {
+            Lit::Num(n) => serde_json::from_str(n).unwrap_or(J::Null),
+            Lit::Str(s) => J::String(s.clone()),
+        }
+    }
+}
+
+const PATHS: [&str; 4] = ["a", "b", "o.x", "t[0]"];
+const OPS: [&str; 6] = ["=", "<>", "<", "<=", ">", ">="];
+
+fn num_text() -> impl Strategy<Value = String> {
+    prop_oneof![
+        (-30i32..30).prop_map(|i| i.to_string()),
+        (-30i32..30, 0u32..100).prop_map(|(i, f)| format!("{i}.{f:02}")),
+        (1i32..9).prop_map(|i| format!("{i}5e-1")),
+    ]
+}
+
+fn str_text() -> impl Strategy<Value = String> {
+    prop::collection::vec(
+        prop::sample::select(vec!["a", "b", "é", "A", "%", "_", "'"]),
+        0..4,
+    )
+    .prop_map(|v| v.concat())
+}
+
+fn lit() -> impl Strategy<Value = Lit> {
+    prop_oneof![num_text().prop_map(Lit::Num), str_text().prop_map(Lit::Str)]
+}
+
+fn cond() -> impl Strategy<Value = Cond> {
+    let leaf = prop_oneof![
+        (
+            prop::sample::select(PATHS.to_vec()),
+            prop::sample::select(OPS.to_vec()),
+            lit()
+        )
+            .prop_map(|(p, o, l)| Cond::Cmp(p, o, l)),
+        (prop::sample::select(PATHS.to_vec()), any::<bool>()).prop_map(|(p, n)| Cond::IsNull(p, n)),
+        (
+            prop::sample::select(vec!["s", "a"]),
+            prop::collection::vec(prop::sample::select(vec!["a", "b", "é", "%", "_"]), 0..4)
+                .prop_map(|v| v.concat()),
+            any::<bool>()
+        )
+            .prop_map(|(p, pat, ci)| Cond::Like(p, pat, ci)),
+        (
+            prop::sample::select(PATHS.to_vec()),
+            prop::collection::vec(lit(), 1..3),
+            any::<bool>()
+        )
+            .prop_map(|(p, l, n)| Cond::In(p, l, n)),
+    ];
+    leaf.prop_recursive(3, 12, 2, |inner| {
+        prop_oneof![
+            inner.clone().prop_map(|c| Cond::Not(Box::new(c))),
+            (inner.clone(), inner.clone()).prop_map(|(a, b)| Cond::And(Box::new(a), Box::new(b))),
+            (inner.clone(), inner).prop_map(|(a, b)| Cond::Or(Box::new(a), Box::new(b))),
+        ]
+    })
+}
+
+/// A JSON value for a property: number, string (with escapes in the text), bool, null, or
+/// absent (`None`).
+fn prop_value() -> impl Strategy<Value = Option<String>> {
+    prop_oneof![
+        3 => num_text().prop_map(Some),
+        2 => str_text().prop_map(|s| {
+            // Escape some characters the long way so the lazy engine has to unescape.
+            let body: String = s
+                .chars()
+                .map(|c| match c {
+                    'a' => "\\u0061".to_owned(),
+                    '"' => "\\\"".to_owned(),
+                    c => c.to_string(),
+                })
+                .collect();
+            Some(format!("\"{body}\""))
+        }),
+        1 => Just(Some("true".to_owned())),
+        1 => Just(Some("null".to_owned())),
+        2 => Just(None),
+    ]
+}
+
+fn doc() -> impl Strategy<Value = String> {
+    (
+        prop_value(),
+        prop_value(),
+        prop_value(),
+        prop_value(),
+        prop_value(),
+        prop::sample::select(vec!["\"x\"", "\"y\"", "1", "1.0", "null", "2.50"]),
+    )
+        .prop_map(|(a, b, s, ox, t0, g)| {
+            let mut members = Vec::new();
+            if let Some(a) = a {
+                members.push(format!("\"a\":{a}"));
+            }
+            if let Some(b) = b {
+                members.push(format!("\"b\":{b}"));
+            }
+            if let Some(s) = s {
+                members.push(format!("\"s\":{s}"));
+            }
+            if let Some(x) = ox {
+                members.push(format!("\"o\":{{\"x\":{x}}}"));
+            }
+            if let Some(t) = t0 {
+                members.push(format!("\"t\":[{t}, 0]"));
+            }
+            members.push(format!("\"g\":{g}"));
+            format!("{{{}}}", members.join(", "))
+        })
+}
+
+fn render(c: &Cond) -> String {
+    match c {
+        Cond::Cmp(p, op, l) => format!("{p} {op} {}", l.query()),
+        Cond::IsNull(p, neg) => format!("{p} is {}null", if *neg { "not " } else { "" }),
+        Cond::Like(p, pat, ci) => format!(
+            "{p} {} '{}'",
+            if *ci { "ilike" } else { "like" },
+            pat.replace('\'', "''")
+        ),
+        Cond::In(p, list, neg) => format!(
+            "{p} {}in ({})",
+            if *neg { "not " } else { "" },
+            list.iter().map(Lit::query).collect::<Vec<_>>().join(", ")
+        ),
+        Cond::Not(c) => format!("not ({})", render(c)),
+        Cond::And(a, b) => format!("({}) and ({})", render(a), render(b)),
+        Cond::Or(a, b) => format!("({}) or ({})", render(a), render(b)),
+    }
+}
+
+// ---- The reference evaluator ----
+
+fn get<'v>(doc: &'v J, path: &str) -> Option<&'v J> {
+    match path {
+        "o.x" => doc.get("o")?.get("x"),
+        "t[0]" => doc.get("t")?.get(0),
+        p => doc.get(p),
+    }
+    .filter(|v| !v.is_null())
+}
+
+fn dec(n: &serde_json::Number) -> Decimal {
+    Decimal::from_str(n.as_str())
+        .or_else(|_| Decimal::from_scientific(n.as_str()))
+        .unwrap()
+}
+
+/// SQL comparison of two JSON scalars; `None` for null or mixed types.
+fn ref_cmp(a: &J, b: &J) -> Option<Ordering> {
+    match (a, b) {
+        (J::Number(x), J::Number(y)) => Some(dec(x).cmp(&dec(y))),
+        (J::String(x), J::String(y)) => Some(x.as_bytes().cmp(y.as_bytes())),
+        (J::Bool(x), J::Bool(y)) => Some(x.cmp(y)),
+        _ => None,
+    }
+}
+
+fn ref_like(s: &str, pat: &str, ci: bool) -> bool {
+    let mut re = String::from("(?s)^");
+    for c in pat.chars() {
+        match c {
+            '%' => re.push_str(".*"),
+            '_' => re.push('.'),
+            c => re.push_str(&regex::escape(&c.to_string())),
+        }
+    }
+    re.push('$');
+    let fold = |s: &str| s.to_uppercase().to_lowercase();
+    let (s, re) = if ci {
+        (fold(s), fold(&re))
+    } else {
+        (s.to_owned(), re)
+    };
+    regex::Regex::new(&re).unwrap().is_match(&s)
+}
+
+fn ref_eval(c: &Cond, doc: &J) -> Option<bool> {
+    match c {
+        Cond::Cmp(p, op, l) => {
+            let o = ref_cmp(get(doc, p)?, &l.json())?;
+            Some(match *op {
+                "=" => o.is_eq(),
+                "<>" => o.is_ne(),
+                "<" => o.is_lt(),
+                "<=" => o.is_le(),
+                ">" => o.is_gt(),
+                _ => o.is_ge(),
+            })
+        }
+        Cond::IsNull(p, neg) => Some(get(doc, p).is_none() != *neg),
+        Cond::Like(p, pat, ci) => match get(doc, p)? {
+            J::String(s) => Some(ref_like(s, pat, *ci)),
+            _ => None,
+        },
+        Cond::In(p, list, neg) => {
+            let v = get(doc, p)?;
+            let mut unknown = false;
+            for l in list {
+                match ref_cmp(v, &l.json()) {
+                    Some(Ordering::Equal) => return Some(!*neg),
+                    Some(_) => {}
+                    None => unknown = true,
+                }
+            }
+            if unknown { None } else { Some(*neg) }
+        }
+        Cond::Not(c) => ref_eval(c, doc).map(|b| !b),
+        Cond::And(a, b) => match (ref_eval(a, doc), ref_eval(b, doc)) {
+            (Some(false), _) | (_, Some(false)) => Some(false),
+            (Some(true), Some(true)) => Some(true),
+            _ => None,
+        },
+        Cond::Or(a, b) => match (ref_eval(a, doc), ref_eval(b, doc)) {
+            (Some(true), _) | (_, Some(true)) => Some(true),
+            (Some(false), Some(false)) => Some(false),
+            _ => None,
+        },
+    }
+}
+
+/// The reference answer to `select count(*), sum(a), count_distinct(g) where C` and to
+/// `select g, count(*) where C group by g` (groups as a map from a canonical key).
+fn ref_aggregates(docs: &[J], c: &Cond) -> (String, BTreeMap<String, usize>) {
+    let mut count = 0;
+    let mut sum: Option<Decimal> = None;
+    let mut distinct = std::collections::BTreeSet::new();
+    let mut groups = BTreeMap::new();
+    let canon = |v: Option<&J>| match v {
+        None => "null".to_owned(),
+        Some(J::Number(n)) => dec(n).normalize().to_string(),
+        Some(J::String(s)) => s.clone(),
+        Some(other) => other.to_string(),
+    };
+    for d in docs {
+        if ref_eval(c, d) != Some(true) {
+            continue;
+        }
+        count += 1;
+        if let Some(J::Number(n)) = get(d, "a") {
+            sum = Some(sum.unwrap_or_default() + dec(n));
+        }
+        let g = get(d, "g");
+        if g.is_some() {
+            distinct.insert(canon(g));
+        }
+        *groups.entry(canon(g)).or_insert(0) += 1;
+    }
+    let sum = sum.map_or("null".to_owned(), |s| crate::format_decimal(&s));
+    (format!("{count}|{sum}|{}", distinct.len()), groups)
+}
+
+fn both(query: &str, lines: &[&str]) -> String {
+    let plan = Plan::compile(query).unwrap_or_else(|e| panic!("{e}"));
+    let lazy = run_lazy(&plan, lines, None);
+    let serde = run_serde(&plan, lines, None);
+    assert_eq!(lazy, serde, "lazy vs serde: {query}");
+    if plan.kind() == Kind::Collect {
+        let mid = lines.len() / 2;
+        assert_eq!(
+            run_lazy(&plan, lines, Some(mid)),
+            lazy,
+            "merged halves: {query}"
+        );
+    }
+    lazy
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
+
+    #[test]
+    fn engines_agree_with_reference(docs in prop::collection::vec(doc(), 0..14), c in cond()) {
+        let lines: Vec<&str> = docs.iter().map(String::as_str).collect();
+        let values: Vec<J> = docs.iter().map(|d| serde_json::from_str(d).unwrap()).collect();
+        let where_ = render(&c);
+
+        // Which lines match.
+        let got = both(&format!("where {where_}"), &lines);
+        let want: Vec<&str> = lines
+            .iter()
+            .zip(&values)
+            .filter(|(_, v)| ref_eval(&c, v) == Some(true))
+            .map(|(l, _)| *l)
+            .collect();
+        prop_assert_eq!(got, want.join(";"));
+
+        // Aggregates.
+        let (want_aggs, want_groups) = ref_aggregates(&values, &c);
+        let got = both(&format!("select count(*), sum(a), count_distinct(g) where {where_}"), &lines);
+        prop_assert_eq!(got, want_aggs);
+
+        // Groups: the same counts per (canonical) key.
+        let got = both(&format!("select g, count(*) where {where_} group by g"), &lines);
+        let mut got_groups = BTreeMap::new();
+        for row in got.split(';').filter(|r| !r.is_empty()) {
+            let (k, n) = row.rsplit_once('|').unwrap();
+            let k = Decimal::from_str(k).map_or(k.to_owned(), |d| d.normalize().to_string());
+            got_groups.insert(k, n.parse::<usize>().unwrap());
+        }
+        prop_assert_eq!(got_groups, want_groups);
+
+        // Top-k equals the full sort cut to k.
+        let full = both(&format!("select s, a where {where_} order by a desc, s"), &lines);
+        for k in [0usize, 1, 3] {
+            let top = both(&format!("select s, a where {where_} order by a desc, s limit {k}"), &lines);
+            let cut: Vec<&str> = full.split(';').filter(|r| !r.is_empty()).take(k).collect();
+            prop_assert_eq!(top, cut.join(";"));
+        }
+    }
+}
