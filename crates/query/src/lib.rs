@@ -1,27 +1,58 @@
-//! ndq-query: the query language of `shared/QUERY.md`: lexer → parser → plan → eval.
+//! ndq-query: the query language of `shared/QUERY.md` — lexer → parser → plan → eval — as a
+//! library independent of files and threads, so the CLI, `ndq bench` and the tests share one
+//! engine.
 //!
-//! API CONTRACT (skeleton written by the lead; the query owner fills in the bodies, may add
-//! items and modules, but keeps these names and meanings so the CLI and `ndq bench` can build
-//! on them).
+//! - [`Plan::compile`] parses and plans a query, or gives a [`QueryError`] whose `Display`
+//!   quotes the query with a caret under the offending column.
+//! - [`Plan::kind`] says how to drive it: [`Kind::Lines`] (write matching lines unchanged),
+//!   [`Kind::Rows`] (one row per matching line, streamed), [`Kind::Collect`] (aggregation or
+//!   `order by`: fold lines into an [`Accumulator`], merge accumulators in input order, then
+//!   [`Plan::finish`]).
+//! - A [`Worker`] (one per thread) evaluates lines, generic over the document type ([`Doc`]):
+//!   ndq_scan's lazy `Object`/`Value`, or `&serde_json::Value` for the baseline engine.
+//! - [`Plan::key_set`] names the top-level keys the query reads, for
+//!   `ndq_scan::Parser::parse_until`.
+//! - Output values ([`Value`]) keep the input's text where they come from the input;
+//!   computed numbers are exact decimals, see [`format_decimal`].
 //!
-//! ```text
-//! let plan = Plan::compile("select Message where Elapsed > 200")?;   // QueryError renders caret
-//! // per rayon worker, per chunk:
-//! let mut w = plan.worker();
-//! let mut acc = plan.accumulator();
-//! for each line: let doc = parser.parse_until(line, plan.key_set())?;
-//!     match plan.kind() {
-//!         Kind::Lines => if w.matches(doc.root()) { write the line unchanged }
-//!         Kind::Rows  => if w.matches(..) { w.project(.., &mut row); format row }
-//!         Kind::Collect => w.accumulate(.., seq, &mut acc),   // applies `where` itself
-//!     }
-//! // after the run, chunk accumulators merged in input order:
-//! acc_first.merge(acc_second); let rows = plan.finish(acc_first);
 //! ```
-//! The document type is generic (`D: Doc<'a>`): ndq_scan's lazy `Object` and, for the
-//! `--engine serde` baseline and differential tests, `&serde_json::Value`.
+//! use ndq_query::{Kind, Plan, Value};
+//!
+//! let plan = Plan::compile("select @l, count(*), sum(Elapsed) group by @l").unwrap();
+//! assert_eq!(plan.kind(), Kind::Collect);
+//! assert_eq!(plan.columns(), ["@l", "count(*)", "sum(Elapsed)"]);
+//!
+//! let lines = [
+//!     r#"{"@l":"Error","Elapsed":0.1}"#,
+//!     r#"{"@l":"Info","Elapsed":5}"#,
+//!     r#"{"@l":"Error","Elapsed":0.2}"#,
+//! ];
+//! let docs: Vec<serde_json::Value> =
+//!     lines.iter().map(|l| serde_json::from_str(l).unwrap()).collect();
+//!
+//! // Two workers over two chunks, merged in input order.
+//! let (mut first, mut second) = (plan.accumulator(), plan.accumulator());
+//! let mut w = plan.worker();
+//! w.accumulate(&docs[0], &mut first);
+//! w.accumulate(&docs[1], &mut second);
+//! w.accumulate(&docs[2], &mut second);
+//! first.merge(second);
+//!
+//! let rows = plan.finish(first);
+//! assert_eq!(rows[0][0], Value::String("Error".into()));
+//! assert_eq!(rows[0][1], Value::Number(2.into()));
+//! assert_eq!(ndq_query::format_decimal(match &rows[0][2] {
+//!     Value::Number(d) => d,
+//!     other => panic!("{other:?}"),
+//! }), "0.3");
+//!
+//! let err = Plan::compile("select sume(Elapsed)").unwrap_err();
+//! assert_eq!(err.message(), "unknown function 'sume' (did you mean 'sum'?)");
+//! assert_eq!(err.column(), 8);
+//! ```
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
+#![cfg_attr(not(test), warn(clippy::unwrap_used))]
 
 mod agg;
 mod doc;

@@ -175,16 +175,26 @@ const RESERVED: &[&str] = &[
     "select", "from", "where", "group", "order", "limit", "and", "or",
 ];
 
+/// How deeply expressions may nest (parentheses, `not`, unary `-`, calls): deeper queries
+/// are refused rather than risking the stack.
+const MAX_DEPTH: usize = 64;
+
 struct Parser<'q> {
     q: &'q str,
     toks: Vec<Token>,
     pos: usize,
+    depth: usize,
 }
 
 /// Parse a whole query.
 pub(crate) fn parse(q: &str) -> Result<Query, QueryError> {
     let toks = lex(q)?;
-    let mut p = Parser { q, toks, pos: 0 };
+    let mut p = Parser {
+        q,
+        toks,
+        pos: 0,
+        depth: 0,
+    };
     p.query()
 }
 
@@ -363,7 +373,27 @@ impl<'q> Parser<'q> {
     }
 
     pub(crate) fn expr(&mut self) -> Result<Expr, QueryError> {
-        self.binary_level(0)
+        self.nested(|p| p.binary_level(0))
+    }
+
+    /// Run `f` one nesting level deeper, failing past [`MAX_DEPTH`].
+    fn nested<T>(
+        &mut self,
+        f: impl FnOnce(&mut Self) -> Result<T, QueryError>,
+    ) -> Result<T, QueryError> {
+        if self.depth >= MAX_DEPTH {
+            let t = self.peek();
+            return Err(QueryError::new(
+                self.q,
+                t.start,
+                t.end,
+                format!("the query nests more than {MAX_DEPTH} levels deep here"),
+            ));
+        }
+        self.depth += 1;
+        let r = f(self);
+        self.depth -= 1;
+        r
     }
 
     /// Levels 0 (`or`) and 1 (`and`) are left-associative chains over the next level.
@@ -395,7 +425,7 @@ impl<'q> Parser<'q> {
     fn not(&mut self) -> Result<Expr, QueryError> {
         let start = self.peek().start;
         if self.eat_kw("not") {
-            let inner = self.not()?;
+            let inner = self.nested(|p| p.not())?;
             return Ok(Expr {
                 kind: ExprKind::Not(Box::new(inner)),
                 span: self.span_from(start),
@@ -527,7 +557,7 @@ impl<'q> Parser<'q> {
     fn unary(&mut self) -> Result<Expr, QueryError> {
         let start = self.peek().start;
         if self.eat(&Tok::Minus) {
-            let inner = self.unary()?;
+            let inner = self.nested(|p| p.unary())?;
             let span = self.span_from(start);
             let kind = match inner.kind {
                 ExprKind::Number(n) if !n.starts_with('-') => ExprKind::Number(format!("-{n}")),
@@ -793,6 +823,23 @@ mod tests {
         ));
         assert!(q.order_by[0].1);
         assert_eq!(q.limit, Some(3));
+    }
+
+    #[test]
+    fn deep_nesting_is_an_error_not_a_crash() {
+        for q in [
+            format!("where {}x{}", "(".repeat(100_000), ")".repeat(100_000)),
+            format!("where {}x", "not ".repeat(100_000)),
+            format!("select {}1", "-".repeat(100_000)),
+            format!(
+                "select {}x{}",
+                "lower(".repeat(100_000),
+                ")".repeat(100_000)
+            ),
+        ] {
+            assert!(err(&q).starts_with("the query nests more than 64 levels deep"));
+        }
+        assert!(parse(&format!("where {}x{}", "(".repeat(60), ")".repeat(60))).is_ok());
     }
 
     #[test]

@@ -1303,3 +1303,14 @@ fn sample_sum_elapsed_is_exact() {
         assert_eq!(run_serde(&plan, &refs, Some(split)), whole);
     }
 }
+
+#[test]
+fn deep_but_allowed_nesting_evaluates() {
+    let q = format!(
+        "select {}a{} + 1 where {}true",
+        "(".repeat(60),
+        ")".repeat(60),
+        "not not ".repeat(25)
+    );
+    assert_eq!(run(&q, &[r#"{"a":1}"#]), "2");
+}
