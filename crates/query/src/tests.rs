@@ -1314,3 +1314,44 @@ fn deep_but_allowed_nesting_evaluates() {
     );
     assert_eq!(run(&q, &[r#"{"a":1}"#]), "2");
 }
+
+#[test]
+fn plan_shares_across_threads_and_accumulators_move() {
+    fn shared<T: Send + Sync>() {}
+    fn moved<T: Send>() {}
+    shared::<Plan>();
+    moved::<crate::Accumulator>();
+    moved::<crate::Worker<'static>>();
+}
+
+#[test]
+fn accumulate_reports_matches() {
+    let plan = Plan::compile("select count(*) where a > 1").unwrap();
+    let docs: Vec<serde_json::Value> = [r#"{"a":1}"#, r#"{"a":2}"#]
+        .iter()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let mut w = plan.worker();
+    let mut acc = crate::Accumulator::default();
+    assert!(!w.accumulate(&docs[0], &mut acc));
+    assert!(w.accumulate(&docs[1], &mut acc));
+    assert_eq!(plan.finish(acc), vec![vec![Value::Number(1.into())]]);
+    // A default (empty) accumulator finishes like a fresh one: one row over zero lines.
+    assert_eq!(
+        plan.finish(crate::Accumulator::default()),
+        vec![vec![Value::Number(0.into())]]
+    );
+}
+
+q!(
+    like_in_is_bind_tighter_than_not_and_or,
+    "select not a like 'x%' and b in (1) or a is null",
+    [r#"{"a":"xy","b":1}"#, r#"{"a":"y","b":1}"#, r#"{"b":2}"#],
+    "false;true;true"
+);
+q!(
+    arithmetic_binds_tighter_than_comparison,
+    "select a + 1 > 2 * 1, -a < 0",
+    [r#"{"a":2}"#],
+    "true|true"
+);
