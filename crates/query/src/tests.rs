@@ -13,6 +13,11 @@ pub(crate) fn run(query: &str, lines: &[&str]) -> String {
     let lazy = run_lazy(&plan, lines, None);
     assert_eq!(lazy, serde, "lazy and serde engines differ on: {query}");
     if plan.kind() == Kind::Collect {
+        assert_eq!(
+            run_every_line_a_chunk(&plan, lines),
+            serde,
+            "one chunk per line differs on: {query}"
+        );
         for split in 0..=lines.len() {
             assert_eq!(
                 run_serde(&plan, lines, Some(split)),
@@ -27,6 +32,19 @@ pub(crate) fn run(query: &str, lines: &[&str]) -> String {
         }
     }
     serde
+}
+
+/// Every line in its own accumulator, merged left to right (as many chunks as lines).
+fn run_every_line_a_chunk(plan: &Plan, lines: &[&str]) -> String {
+    let mut w = plan.worker();
+    let mut merged = Accumulator::default();
+    for line in lines {
+        let doc: serde_json::Value = serde_json::from_str(line).unwrap();
+        let mut acc = plan.accumulator();
+        w.accumulate(&doc, &mut acc);
+        merged.merge(acc);
+    }
+    finish(plan, Vec::new(), vec![merged, plan.accumulator()])
 }
 
 fn render(rows: &[Vec<String>]) -> String {
@@ -420,6 +438,18 @@ q!(
     "null|null|null"
 );
 q!(not_null_is_null, "select not a", [r#"{}"#], "null");
+q!(
+    not_truth_table,
+    "select not true, not false, not null",
+    [r#"{}"#],
+    "false|true|null"
+);
+q!(
+    every_comparison_with_null_is_null,
+    "select a = n, a <> n, a < n, a <= n, a > n, a >= n, n = a",
+    [r#"{"a":1}"#],
+    "null|null|null|null|null|null|null"
+);
 q!(
     and_truth_table,
     "select null and false, false and null, null and true, true and null, null and null, true and true, true and false",
