@@ -249,7 +249,14 @@ impl<'q> Parser<'q> {
             (Expect::Expr, Some(p)) => format!(" after '{p}'"),
             _ => String::new(),
         };
-        let msg = format!("expected {}{after}, found {found}", expect.as_str());
+        let mut msg = format!("expected {}{after}, found {found}", expect.as_str());
+        if expect == Expect::Expr && t.tok == Tok::Ident {
+            // A reserved word where a value was expected: maybe it names a property.
+            let word = self.text(t);
+            msg.push_str(&format!(
+                " (a property named '{word}' is written ['{word}'])"
+            ));
+        }
         Err(QueryError::new(self.q, t.start, t.end, msg))
     }
 
@@ -763,7 +770,7 @@ mod tests {
         let e = parse("select x where where").unwrap_err();
         assert_eq!(
             e.message(),
-            "expected an expression after 'where', found 'where'"
+            "expected an expression after 'where', found 'where' (a property named 'where' is written ['where'])"
         );
         assert_eq!(e.column(), 16);
     }

@@ -1175,7 +1175,7 @@ fail!(
 fail!(
     error_reserved_word,
     "select where",
-    "expected an expression after 'select', found 'where'",
+    "expected an expression after 'select', found 'where' (a property named 'where' is written ['where'])",
     8
 );
 fail!(
