@@ -53,9 +53,13 @@ struct Group {
     states: Vec<AggState>,
 }
 
+/// A running sum. rust_decimal's addition picks the result's scale by operand order (a zero
+/// operand returns the other as is), so the scale is tracked apart: the total is written with
+/// the largest scale of any input (`1.50 + 1.50` is `3.00`), whatever the split.
 #[derive(Debug, Default)]
 struct SumState {
     dec: Decimal,
+    scale: u32,
     float: f64,
     has_float: bool,
     n: u64,
@@ -74,7 +78,10 @@ impl SumState {
     }
     fn add(&mut self, n: Num) {
         match n {
-            Num::Dec(d) => self.add_dec(d),
+            Num::Dec(d) => {
+                self.scale = self.scale.max(d.scale());
+                self.add_dec(d);
+            }
             Num::Float(f) => {
                 self.float += f;
                 self.has_float = true;
@@ -84,6 +91,7 @@ impl SumState {
     }
     fn merge(&mut self, o: SumState) {
         self.add_dec(o.dec);
+        self.scale = self.scale.max(o.scale);
         self.float += o.float;
         self.has_float |= o.has_float;
         self.n += o.n;
@@ -92,7 +100,9 @@ impl SumState {
         if self.has_float {
             Num::Float(self.float + self.dec.to_f64().unwrap_or(0.0))
         } else {
-            Num::Dec(self.dec)
+            let mut d = self.dec;
+            d.rescale(self.scale);
+            Num::Dec(crate::value::positive_zero(d))
         }
     }
 }

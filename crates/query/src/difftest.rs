@@ -288,7 +288,14 @@ fn ref_aggregates(docs: &[J], c: &Cond) -> (String, BTreeMap<String, usize>) {
         }
         count += 1;
         if let Some(J::Number(n)) = get(d, "a") {
-            sum = Some(sum.unwrap_or_default() + dec(n));
+            // A sum is written with the largest scale of its inputs.
+            let mut s = sum.unwrap_or_default() + dec(n);
+            s.rescale(
+                s.scale()
+                    .max(dec(n).scale())
+                    .max(sum.map_or(0, |p| p.scale())),
+            );
+            sum = Some(s);
         }
         let g = get(d, "g");
         if g.is_some() {
@@ -304,7 +311,20 @@ fn both(query: &str, lines: &[&str]) -> String {
     let plan = Plan::compile(query).unwrap_or_else(|e| panic!("{e}"));
     let lazy = run_lazy(&plan, lines, None);
     let serde = run_serde(&plan, lines, None);
-    assert_eq!(lazy, serde, "lazy vs serde: {query}");
+    // Arrays and objects are written as in the input by the lazy document, re-serialized by
+    // serde: compare their canonical forms.
+    let canon = |text: &str| {
+        text.split(';')
+            .map(|row| {
+                row.split('|')
+                    .map(|cell| crate::value::canonical_json(cell).into_owned())
+                    .collect::<Vec<_>>()
+                    .join("|")
+            })
+            .collect::<Vec<_>>()
+            .join(";")
+    };
+    assert_eq!(canon(&lazy), canon(&serde), "lazy vs serde: {query}");
     if plan.kind() == Kind::Collect {
         let mid = lines.len() / 2;
         assert_eq!(

@@ -321,7 +321,7 @@ pub(crate) fn compare(a: &Val<'_>, b: &Val<'_>) -> Option<Ordering> {
 /// objects < null; numbers numerically, strings by code point, arrays and objects by text.
 pub(crate) fn total_cmp(a: &Val<'_>, b: &Val<'_>) -> Ordering {
     match (a, b) {
-        (Val::Json(x, s), Val::Json(y, t)) if x == y => s.cmp(t),
+        (Val::Json(x, s), Val::Json(y, t)) if x == y => canonical_json(s).cmp(&canonical_json(t)),
         _ => compare(a, b).unwrap_or_else(|| a.rank().cmp(&b.rank())),
     }
 }
@@ -346,10 +346,21 @@ pub(crate) fn encode_key(v: &Val<'_>, out: &mut Vec<u8>) {
             out.extend_from_slice(s.as_bytes());
         }
         Val::Json(a, raw) => {
+            let raw = canonical_json(raw);
             out.push(if *a { 5 } else { 6 });
             out.extend_from_slice(&(raw.len() as u64).to_le_bytes());
             out.extend_from_slice(raw.as_bytes());
         }
+    }
+}
+
+/// An array's or object's JSON text in one canonical form (compact, strings re-escaped the
+/// same way), so `["a", "b"]` and `["a","b"]` are one group and sort alike whatever document
+/// produced them. Only grouping and sorting by arrays or objects pay for this.
+pub(crate) fn canonical_json(raw: &str) -> Cow<'_, str> {
+    match serde_json::from_str::<serde_json::Value>(raw) {
+        Ok(v) => Cow::Owned(v.to_string()),
+        Err(_) => Cow::Borrowed(raw),
     }
 }
 
