@@ -173,9 +173,19 @@ pub(crate) fn arith(op: BinOp, a: Num, b: Num) -> Option<Num> {
             if matches!(op, BinOp::Div | BinOp::Rem) && y.is_zero() {
                 return None;
             }
+            // `+` and `-` keep the larger scale (`1.5 + 0.00` is `1.50`, as `1.50 + 1.50`
+            // is `3.00`); rust_decimal returns a zero operand's partner unchanged.
+            let widen = |r: Decimal| {
+                let s = x.scale().max(y.scale());
+                let mut r = r;
+                if r.scale() < s {
+                    r.rescale(s);
+                }
+                r
+            };
             let r = match op {
-                BinOp::Add => x.checked_add(y),
-                BinOp::Sub => x.checked_sub(y),
+                BinOp::Add => x.checked_add(y).map(widen),
+                BinOp::Sub => x.checked_sub(y).map(widen),
                 BinOp::Mul => x.checked_mul(y),
                 BinOp::Div => x.checked_div(y).map(|d| d.normalize()),
                 _ => x.checked_rem(y),

@@ -586,6 +586,12 @@ q!(
 
 // ---- Arithmetic ----
 q!(
+    add_keeps_larger_scale,
+    "select 1.5 + 0.00, 0 + 1.50, 2.00 - 2",
+    [r#"{}"#],
+    "1.50|1.50|0.00"
+);
+q!(
     arithmetic_exact,
     "select 0.1 + 0.2, 1.50 + 1.50, 1.50 * 2, 7 - 10",
     [r#"{}"#],
