@@ -15,6 +15,39 @@
 //! - Output values ([`Value`]) keep the input's text where they come from the input;
 //!   computed numbers are exact decimals, see [`format_decimal`].
 //!
+//! # Choices where QUERY.md is silent
+//!
+//! - **Reserved words**: `select from where group order limit and or` never name a property
+//!   where an expression is expected; write `['order']`. Any word is fine after a `.`.
+//! - **`in`** is `x = a or x = b ...`: true on a match, else null when any comparison was null
+//!   (a null item, or an item of another type), else false.
+//! - **Sort order across types** (order by, group order, min/max): numbers < strings <
+//!   booleans < arrays < objects < null; arrays and objects by their canonical JSON text,
+//!   which is also how they group and count as distinct (`["a", "b"]` = `["a","b"]`).
+//!   `=`/`<` on arrays or objects is null.
+//! - **Scale of computed numbers**: `+`/`-` keep the larger operand scale and `*` adds them
+//!   (`1.50 * 2` is `3.00`); `sum` has the largest input scale (`1.50 + 1.50` is `3.00`);
+//!   `/` and `avg` drop trailing zeros (`10 / 4` is `2.5`, `avg` of 1 and 2 is `1.5`) and
+//!   round to 28 decimal places; `-0` prints as `0`. A result too large for a Decimal is
+//!   computed in f64 ([`Value::Float`]).
+//! - **Text from the input is kept**: a projected value, a `group by` key (the first line's
+//!   text), `min`/`max` and `coalesce` results keep their raw text; `percentile` is written
+//!   as an exact decimal; `tostring(1.50)` is `'1.50'`, of an array its JSON text, of null
+//!   null.
+//! - `tonumber` accepts surrounding whitespace, a leading `+`, `.5` and exponents.
+//!   `round(n, d)` with negative `d` rounds to tens, hundreds...; `length` of an object
+//!   counts distinct keys.
+//! - `match` and `like` accept a non-literal pattern (compiled per line; a regex that does not
+//!   compile then gives null). A literal regex that does not compile is a query error.
+//! - `order by NAME` names a select alias before a property of that name. `select * ...
+//!   order by` gives [`Kind::Collect`] rows of one [`Value::RawJson`] each (see
+//!   [`Plan::lines`]).
+//! - Column names collapse whitespace everywhere in the item's text, string literals included.
+//! - Expressions nest at most 64 levels (a query error beyond, never a stack overflow).
+//! - The serde document (`--engine serde`) sees what serde_json keeps: the *last* of
+//!   duplicate keys, strings already unescaped (written as computed strings), arrays and
+//!   objects re-serialized. Everything else is the same engine.
+//!
 //! ```
 //! use ndq_query::{Kind, Plan, Value};
 //!

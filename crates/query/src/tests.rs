@@ -1391,3 +1391,20 @@ q!(
     [r#"{"a":2}"#],
     "true|true"
 );
+
+#[test]
+fn arrays_group_by_canonical_json() {
+    let rows = lazy_values(
+        "select t, count(*), count_distinct(t) group by t",
+        &[
+            r#"{"t":["a", "b"]}"#,
+            r#"{"t":["a","b"]}"#,
+            r#"{"t":["\u0061","b"]}"#,
+            r#"{"t":[]}"#,
+        ],
+    );
+    assert_eq!(rows.len(), 2, "{rows:?}");
+    assert_eq!(rows[0][0], Value::RawJson(r#"["a", "b"]"#.into()));
+    assert_eq!(rows[0][1], Value::Number(3.into()));
+    assert_eq!(rows[0][2], Value::Number(1.into()));
+}
