@@ -21,7 +21,7 @@ use rust_decimal::prelude::ToPrimitive;
 
 use crate::Value;
 use crate::doc::{Doc, NoDoc};
-use crate::eval::{Cx, Worker, eval, nearest_rank, recycle};
+use crate::eval::{Cx, Worker, eval, nearest_rank};
 use crate::func::AggFunc;
 use crate::plan::{AggSpec, Plan};
 use crate::value::{Num, Val, encode_key, total_cmp};
@@ -271,24 +271,6 @@ impl Rows {
             }
         }
     }
-    /// Whether a row with these keys (and a sequence after all kept rows) would be kept.
-    fn wants(&self, keys: &[Val<'_>], dirs: u64) -> bool {
-        match self.cap {
-            None => true,
-            Some(cap) if self.heap.len() < cap => true,
-            Some(_) => self
-                .heap
-                .peek()
-                .is_some_and(|worst| cmp_keys(keys, &worst.keys, dirs).is_lt()),
-        }
-    }
-}
-
-fn dirs(plan: &Plan) -> u64 {
-    plan.order
-        .iter()
-        .enumerate()
-        .fold(0, |d, (i, (_, desc))| d | (u64::from(*desc) << i))
 }
 
 impl Plan {
@@ -343,7 +325,7 @@ impl Plan {
                 let mut scratch = Default::default();
                 let mut out: Vec<Kept> = Vec::with_capacity(g.groups.len());
                 let ordered = !self.order.is_empty();
-                let d = if ordered { dirs(self) } else { 0 };
+                let d = if ordered { self.dirs } else { 0 };
                 for (seq, group) in g.groups.into_iter().enumerate() {
                     let aggs: Vec<Val<'static>> = group
                         .states
@@ -423,6 +405,30 @@ impl Accumulator {
     }
 }
 
+/// Whether this line's row (its sequence after all kept rows) would be kept: always without
+/// a limit, else only when it sorts before the worst kept row. Keys are evaluated one at a
+/// time and compared as they come, so a rejected line costs no allocation.
+fn wants<'a, D: Doc<'a>>(w: &mut Worker<'_>, root: D, r: &Rows, dirs: u64) -> bool {
+    let Some(cap) = r.cap else {
+        return true;
+    };
+    if r.heap.len() < cap {
+        return true;
+    }
+    let Some(worst) = r.heap.peek() else {
+        return false;
+    };
+    for (i, ((ex, _), kept)) in w.plan.order.iter().zip(&worst.keys).enumerate() {
+        let v = eval(ex, root, Cx::default(), &mut w.scratch);
+        let o = total_cmp(&v, kept);
+        let o = if dirs >> i & 1 == 1 { o.reverse() } else { o };
+        if o.is_ne() {
+            return o.is_lt();
+        }
+    }
+    false
+}
+
 /// Fold one matching line into `acc` (the `where` was already applied).
 pub(crate) fn accumulate<'a, D: Doc<'a>>(w: &mut Worker<'_>, root: D, acc: &mut Accumulator) {
     if matches!(acc.inner, Inner::Empty) {
@@ -435,24 +441,26 @@ pub(crate) fn accumulate<'a, D: Doc<'a>>(w: &mut Worker<'_>, root: D, acc: &mut 
             let idx = if plan.group_by.is_empty() {
                 0
             } else {
-                let mut keys: Vec<Val<'_>> = recycle(std::mem::take(&mut w.vals));
+                // Encode the keys without keeping them; a new group (rare) evaluates them
+                // again to own them.
                 w.key_buf.clear();
                 for ex in &plan.group_by {
                     let v = eval(ex, root, Cx::default(), &mut w.scratch);
                     encode_key(&v, &mut w.key_buf);
-                    keys.push(v);
                 }
-                let idx = match g.map.get(w.key_buf.as_slice()) {
+                match g.map.get(w.key_buf.as_slice()) {
                     Some(&i) => i,
                     None => {
-                        let owned = keys.drain(..).map(Val::into_owned).collect();
+                        let owned = plan
+                            .group_by
+                            .iter()
+                            .map(|ex| eval(ex, root, Cx::default(), &mut w.scratch).into_owned())
+                            .collect();
                         g.map.insert(w.key_buf.as_slice().into(), g.groups.len());
                         g.groups.push(plan.new_group(owned));
                         g.groups.len() - 1
                     }
-                };
-                w.vals = recycle(keys);
-                idx
+                }
             };
             let group = &mut g.groups[idx];
             for (state, spec) in group.states.iter_mut().zip(&plan.aggs) {
@@ -468,24 +476,24 @@ pub(crate) fn accumulate<'a, D: Doc<'a>>(w: &mut Worker<'_>, root: D, acc: &mut 
         Inner::Rows(r) => {
             let seq = r.next_seq;
             r.next_seq += 1;
-            let d = dirs(plan);
-            let mut keys: Vec<Val<'_>> = recycle(std::mem::take(&mut w.vals));
-            for (ex, _) in &plan.order {
-                keys.push(eval(ex, root, Cx::default(), &mut w.scratch));
+            let d = plan.dirs;
+            if !wants(w, root, r, d) {
+                return;
             }
-            if r.wants(&keys, d) {
-                let owned_keys = keys.drain(..).map(Val::into_owned).collect();
-                let mut row = Vec::with_capacity(plan.columns.len().max(1));
-                w.project(root, &mut row);
-                let row = row.into_iter().map(Value::into_owned).collect();
-                r.push(Kept {
-                    keys: owned_keys,
-                    seq,
-                    row,
-                    dirs: d,
-                });
-            }
-            w.vals = recycle(keys);
+            let keys = plan
+                .order
+                .iter()
+                .map(|(ex, _)| eval(ex, root, Cx::default(), &mut w.scratch).into_owned())
+                .collect();
+            let mut row = Vec::with_capacity(plan.columns.len().max(1));
+            w.project(root, &mut row);
+            let row = row.into_iter().map(Value::into_owned).collect();
+            r.push(Kept {
+                keys,
+                seq,
+                row,
+                dirs: d,
+            });
         }
     }
 }

@@ -41,15 +41,6 @@ pub struct Worker<'p> {
     pub(crate) scratch: Scratch,
     /// Encoded group keys / distinct values of the current line.
     pub(crate) key_buf: Vec<u8>,
-    /// Capacity kept between lines for per-line value lists (always empty between calls).
-    pub(crate) vals: Vec<Val<'static>>,
-}
-
-/// An empty vector of another lifetime reusing `v`'s allocation (the in-place `collect` of an
-/// empty vector of a same-layout type keeps the buffer).
-pub(crate) fn recycle<'b>(mut v: Vec<Val<'_>>) -> Vec<Val<'b>> {
-    v.clear();
-    v.into_iter().map(|_| Val::Null).collect()
 }
 
 impl<'p> Worker<'p> {
@@ -58,7 +49,6 @@ impl<'p> Worker<'p> {
             plan,
             scratch: Scratch::default(),
             key_buf: Vec::new(),
-            vals: Vec::new(),
         }
     }
 

@@ -91,6 +91,8 @@ pub struct Plan {
     pub(crate) out: Vec<Ex>,
     /// Order keys (per line, or per group when aggregating) and whether descending.
     pub(crate) order: Vec<(Ex, bool)>,
+    /// Bit `i` set: order key `i` is descending.
+    pub(crate) dirs: u64,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -572,7 +574,12 @@ fn plan(q: &str, ast: Query) -> Result<Plan, QueryError> {
     } else {
         (compiled, Vec::new())
     };
+    let dirs = order
+        .iter()
+        .enumerate()
+        .fold(0, |d, (i, (_, desc))| d | (u64::from(*desc) << i));
     Ok(Plan {
+        dirs,
         kind,
         lines,
         columns,

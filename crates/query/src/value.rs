@@ -87,6 +87,36 @@ pub(crate) fn positive_zero(d: Decimal) -> Decimal {
 /// most 28 (trailing fraction zeros beyond that are dropped); else the nearest f64. `None` when
 /// `s` is not a number.
 pub(crate) fn parse_number(s: &str) -> Option<Num> {
+    parse_simple(s).or_else(|| parse_general(s))
+}
+
+/// The common case on the hot path: `-?digits[.digits]` of at most 18 characters after the
+/// sign, so the mantissa fits an i64 and the scale is at most 17. `None` for anything else
+/// (the general parser decides).
+fn parse_simple(s: &str) -> Option<Num> {
+    let (neg, b) = match s.as_bytes() {
+        [b'-', rest @ ..] => (true, rest),
+        all => (false, all),
+    };
+    if b.is_empty() || b.len() > 18 {
+        return None;
+    }
+    let (mut m, mut scale, mut digits, mut dot) = (0i64, 0u32, 0u32, false);
+    for (i, &c) in b.iter().enumerate() {
+        match c {
+            b'0'..=b'9' => {
+                m = m * 10 + i64::from(c - b'0');
+                digits += 1;
+                scale += u32::from(dot);
+            }
+            b'.' if !dot && digits > 0 && i + 1 < b.len() => dot = true,
+            _ => return None,
+        }
+    }
+    Some(Num::Dec(Decimal::new(if neg { -m } else { m }, scale)))
+}
+
+fn parse_general(s: &str) -> Option<Num> {
     let b = s.as_bytes();
     let mut i = 0;
     let neg = match b.first() {
@@ -475,6 +505,40 @@ mod tests {
             assert_eq!(parse_number(bad), None, "{bad}");
         }
         assert_eq!(parse_number(".5"), Some(dec("0.5")));
+    }
+
+    #[test]
+    fn simple_and_general_parsers_agree() {
+        for s in [
+            "0",
+            "-0",
+            "7",
+            "-12",
+            "1.50",
+            "-0.0",
+            "123456789012345678",
+            "1234567890123456.7",
+            "-99999999999999999",
+            "0.0000000000000001",
+        ] {
+            let simple = parse_simple(s).unwrap();
+            let general = parse_general(s).unwrap();
+            assert_eq!(simple, general, "{s}");
+            assert_eq!(simple.text(), general.text(), "{s}");
+        }
+        for s in [
+            "1.",
+            ".5",
+            "+1",
+            "1e3",
+            "1234567890123456789",
+            "1..2",
+            "-",
+            "",
+            "1-",
+        ] {
+            assert_eq!(parse_simple(s), None, "{s}");
+        }
     }
 
     #[test]
