@@ -41,6 +41,15 @@ pub struct Worker<'p> {
     pub(crate) scratch: Scratch,
     /// Encoded group keys / distinct values of the current line.
     pub(crate) key_buf: Vec<u8>,
+    /// The row of [`Worker::with_row`], empty between calls (kept for its capacity).
+    row_buf: Vec<Value<'static>>,
+}
+
+/// An empty vector of another lifetime keeping `v`'s allocation (collecting an empty
+/// `vec::IntoIter` into a vector of a same-layout type reuses the buffer in place).
+fn recycle<'b>(mut v: Vec<Value<'_>>) -> Vec<Value<'b>> {
+    v.clear();
+    v.into_iter().map(|_| Value::Null).collect()
 }
 
 impl<'p> Worker<'p> {
@@ -49,6 +58,7 @@ impl<'p> Worker<'p> {
             plan,
             scratch: Scratch::default(),
             key_buf: Vec::new(),
+            row_buf: Vec::new(),
         }
     }
 
@@ -78,6 +88,16 @@ impl<'p> Worker<'p> {
             };
             row.push(v);
         }
+    }
+
+    /// Like [`Worker::project`], but into a buffer the worker keeps from line to line, handed
+    /// to `f`: no allocation per line for the row itself.
+    pub fn with_row<'a, D: Doc<'a>, R>(&mut self, root: D, f: impl FnOnce(&[Value<'a>]) -> R) -> R {
+        let mut row: Vec<Value<'a>> = recycle(std::mem::take(&mut self.row_buf));
+        self.project(root, &mut row);
+        let r = f(&row);
+        self.row_buf = recycle(row);
+        r
     }
 
     /// For a [`crate::Kind::Collect`] plan: apply `where`, and when the line matches fold it

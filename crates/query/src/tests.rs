@@ -1408,3 +1408,17 @@ fn arrays_group_by_canonical_json() {
     assert_eq!(rows[0][1], Value::Number(3.into()));
     assert_eq!(rows[0][2], Value::Number(1.into()));
 }
+
+#[test]
+fn with_row_equals_project() {
+    let plan = Plan::compile("select s, n + 1, t").unwrap();
+    let mut parser = ndq_scan::Parser::new(ndq_scan::Scanner::detect());
+    let mut w = plan.worker();
+    for line in [r#"{"s":"a\"b","n":1.5,"t":[1]}"#, r#"{"n":"x"}"#] {
+        let doc = parser.parse_until(line.as_bytes(), plan.key_set()).unwrap();
+        let mut row = Vec::new();
+        w.project(doc.root(), &mut row);
+        let via = w.with_row(doc.root(), |r| r.to_vec());
+        assert_eq!(via, row);
+    }
+}
