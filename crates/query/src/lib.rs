@@ -39,7 +39,7 @@
 //!   counts distinct keys.
 //! - `match` and `like` accept a non-literal pattern (compiled per line; a regex that does not
 //!   compile then gives null). A literal regex that does not compile is a query error.
-//! - `order by NAME` names a select alias before a property of that name. `select * ...
+//! - `order by NAME` and `group by NAME` name a select alias before a property of that name. `select * ...
 //!   order by` gives [`Kind::Collect`] rows of one [`Value::RawJson`] each (see
 //!   [`Plan::lines`]).
 //! - Column names collapse whitespace everywhere in the item's text, string literals included.

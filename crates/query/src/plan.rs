@@ -468,6 +468,21 @@ impl Plan {
     }
 }
 
+/// `e` itself, or the select item it names when it is a bare name equal to an alias (an
+/// alias wins over a property of the same name, in `group by` and `order by`).
+fn aliased<'e>(e: &'e Expr, items: &'e [parse::Item]) -> &'e Expr {
+    match &e.kind {
+        ExprKind::Path(segs) if segs.len() == 1 => match &segs[0] {
+            Seg::Key(k) => items
+                .iter()
+                .find(|i| i.alias.as_deref() == Some(k.as_str()))
+                .map_or(e, |i| &i.expr),
+            Seg::Index(_) => e,
+        },
+        _ => e,
+    }
+}
+
 fn plan(q: &str, ast: Query) -> Result<Plan, QueryError> {
     if let Some((name, span)) = &ast.from
         && !name.eq_ignore_ascii_case("stream")
@@ -501,7 +516,11 @@ fn plan(q: &str, ast: Query) -> Result<Plan, QueryError> {
     }
     let mut p = Planner {
         q,
-        group_by: ast.group_by.clone(),
+        group_by: ast
+            .group_by
+            .iter()
+            .map(|g| aliased(g, items).clone())
+            .collect(),
         agg_asts: Vec::new(),
         aggs: Vec::new(),
         keys: Vec::new(),
@@ -510,8 +529,8 @@ fn plan(q: &str, ast: Query) -> Result<Plan, QueryError> {
         Some(e) => Some(p.compile(e, Ctx::Line("where"))?),
         None => None,
     };
-    let group_by = ast
-        .group_by
+    let group_asts = p.group_by.clone();
+    let group_by = group_asts
         .iter()
         .map(|g| p.compile(g, Ctx::Line("group by")))
         .collect::<Result<Vec<_>, _>>()?;
@@ -535,17 +554,7 @@ fn plan(q: &str, ast: Query) -> Result<Plan, QueryError> {
     let mut order = Vec::new();
     for (e, desc) in &ast.order_by {
         // An alias names a select item (it wins over a property of the same name).
-        let target = match &e.kind {
-            ExprKind::Path(segs) if segs.len() == 1 => match &segs[0] {
-                Seg::Key(k) => items
-                    .iter()
-                    .find(|i| i.alias.as_deref() == Some(k.as_str()))
-                    .map(|i| &i.expr),
-                Seg::Index(_) => None,
-            },
-            _ => None,
-        }
-        .unwrap_or(e);
+        let target = aliased(e, items);
         let ctx = if grouped {
             Ctx::Group
         } else {

@@ -1422,3 +1422,22 @@ fn with_row_equals_project() {
         assert_eq!(via, row);
     }
 }
+
+q!(
+    group_by_alias,
+    "select lower(s) as l, count(*) group by l order by l desc",
+    [r#"{"s":"A"}"#, r#"{"s":"a"}"#, r#"{"s":"b"}"#],
+    "b|1;a|2"
+);
+q!(
+    group_by_property_not_selected,
+    "select count(*) as n group by k",
+    [r#"{"k":1}"#, r#"{"k":1}"#],
+    "2"
+);
+fail!(
+    error_group_by_alias_of_aggregate,
+    "select count(*) as n group by n",
+    "aggregate 'count(*)' is not allowed in group by",
+    8
+);
