@@ -285,6 +285,15 @@ impl<'q> Parser<'q> {
                     start: t.start,
                     end: t.end,
                 });
+                if self.peek().tok == Tok::Comma {
+                    let c = self.peek();
+                    return Err(QueryError::new(
+                        self.q,
+                        c.start,
+                        c.end,
+                        "select * writes whole lines and cannot be combined with other items",
+                    ));
+                }
             } else {
                 let mut items = vec![self.item()?];
                 while self.eat(&Tok::Comma) {

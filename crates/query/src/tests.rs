@@ -1441,3 +1441,9 @@ fail!(
     "aggregate 'count(*)' is not allowed in group by",
     8
 );
+fail!(
+    error_star_with_items,
+    "select *, a",
+    "select * writes whole lines and cannot be combined with other items",
+    9
+);
