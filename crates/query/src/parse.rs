@@ -137,6 +137,10 @@ pub(crate) enum Expect {
     LimitCount,
     /// `select x y`
     Clause,
+    /// `select x where a b`
+    LaterClause,
+    /// `select x limit 1 2`
+    End,
     /// `where x in 1`
     ListOpen,
     /// `where x is 5`
@@ -161,6 +165,8 @@ impl Expect {
             Expect::Alias => "a column name after 'as'",
             Expect::LimitCount => "a whole number after 'limit'",
             Expect::Clause => "',' or the next clause (from, where, group by, order by, limit)",
+            Expect::LaterClause => "another clause or the end of the query",
+            Expect::End => "the end of the query",
             Expect::ListOpen => "'(' to open the list after 'in'",
             Expect::NullAfterIs => "'null' or 'not null' after 'is'",
             Expect::AfterNot => "'like', 'ilike' or 'in' after 'not'",
@@ -302,6 +308,12 @@ impl<'q> Parser<'q> {
                 query.select = Some(items);
             }
         }
+        // What may follow the last clause: a list continues with ',' (select, group by,
+        // order by); `limit N` ends the query.
+        let mut expect = Expect::Clause;
+        if query.select.is_none() {
+            expect = Expect::LaterClause;
+        }
         if self.eat_kw("from") {
             let t = self.peek().clone();
             if t.tok != Tok::Ident {
@@ -314,8 +326,12 @@ impl<'q> Parser<'q> {
             };
             query.from = Some((self.text(&t).to_owned(), span));
         }
+        if query.from.is_some() {
+            expect = Expect::LaterClause;
+        }
         if self.eat_kw("where") {
             query.filter = Some(self.expr()?);
+            expect = Expect::LaterClause;
         }
         if self.eat_kw("group") {
             if !self.eat_kw("by") {
@@ -325,6 +341,7 @@ impl<'q> Parser<'q> {
             while self.eat(&Tok::Comma) {
                 query.group_by.push(self.expr()?);
             }
+            expect = Expect::Clause;
         }
         if self.eat_kw("order") {
             if !self.eat_kw("by") {
@@ -343,6 +360,7 @@ impl<'q> Parser<'q> {
                     break;
                 }
             }
+            expect = Expect::Clause;
         }
         if self.eat_kw("limit") {
             let t = self.peek().clone();
@@ -355,9 +373,10 @@ impl<'q> Parser<'q> {
             };
             self.bump();
             query.limit = Some(n);
+            expect = Expect::End;
         }
         if self.peek().tok != Tok::Eof {
-            return self.fail(Expect::Clause);
+            return self.fail(expect);
         }
         Ok(query)
     }
@@ -749,6 +768,14 @@ mod tests {
             (
                 "select x y",
                 "expected ',' or the next clause (from, where, group by, order by, limit), found 'y'",
+            ),
+            (
+                "select x where a b",
+                "expected another clause or the end of the query, found 'b'",
+            ),
+            (
+                "select x limit 1 2",
+                "expected the end of the query, found '2'",
             ),
             (
                 "where x in 1",
