@@ -276,8 +276,22 @@ fn issue_5_bad_cases_are_reported_by_line_before_running() {
     assert_exit(&out, 2, "a bad query is a usage error");
     assert_eq!(text(&out.stdout), "");
     let err = text(&out.stderr);
-    assert!(err.contains("cases.txt:4: invalid query"), "{err}");
-    assert!(err.contains("cases.txt:6: invalid query"), "{err}");
+    // Each bad query: `file:line: what was expected`, then the query with a caret.
+    let lines: Vec<&str> = err.lines().collect();
+    let at = |prefix: &str| {
+        lines
+            .iter()
+            .position(|l| l.starts_with("ndq: ") && l.contains(prefix))
+            .unwrap_or_else(|| panic!("no {prefix} in\n{err}"))
+    };
+    let (four, six) = (at("cases.txt:4: "), at("cases.txt:6: "));
+    assert!(four < six, "in file order\n{err}");
+    assert!(lines[four].contains("frm"), "{err}");
+    assert!(
+        lines[four + 1].contains("select Message frm stream"),
+        "{err}"
+    );
+    assert!(lines[four + 2].trim_start().starts_with('^'), "{err}");
     assert!(!err.contains("cases.txt:2:"), "{err}");
     assert!(!err.contains("ndq: bench: inputs"), "nothing ran\n{err}");
 }

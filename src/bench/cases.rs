@@ -45,9 +45,9 @@ pub fn compile_all<P, E: fmt::Display>(
     for case in cases {
         match compile(&case.query) {
             Ok(plan) => plans.push(plan),
-            // The error's text starts on its own line: it quotes the query and points a caret
-            // at a column, which only lines up when the query starts the line.
-            Err(e) => errors.push(format!("{name}:{}: invalid query:\n{e}", case.line)),
+            // A query error's first line says what was wrong; the lines after it quote the
+            // query with a caret under the column.
+            Err(e) => errors.push(format!("{name}:{}: {e}", case.line)),
         }
     }
     if errors.is_empty() {
@@ -92,7 +92,7 @@ mod tests {
     /// A stand-in compiler: queries containing `bad` fail.
     fn fake_compile(q: &str) -> Result<usize, String> {
         if q.contains("bad") {
-            Err(format!("{q}\n^ expected a query"))
+            Err(format!("expected a query\n  {q}\n  ^"))
         } else {
             Ok(q.len())
         }
@@ -110,8 +110,8 @@ mod tests {
         assert_eq!(
             compile_all("cases.txt", &mixed, fake_compile),
             Err(vec![
-                "cases.txt:2: invalid query:\nbad one\n^ expected a query".to_string(),
-                "cases.txt:6: invalid query:\nbad two\n^ expected a query".to_string(),
+                "cases.txt:2: expected a query\n  bad one\n  ^".to_string(),
+                "cases.txt:6: expected a query\n  bad two\n  ^".to_string(),
             ])
         );
     }
