@@ -18,10 +18,35 @@ use std::fmt;
 /// column and what was expected / found.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct QueryError {
+    kind: ErrorKind,
     query: String,
     start: usize,
     end: usize,
     message: String,
+}
+
+/// What kind of mistake a [`QueryError`] reports (every kind is a usage error, exit 2).
+#[non_exhaustive]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// The text does not parse (including nesting too deep).
+    Syntax,
+    /// `from` names a source other than `stream`.
+    UnknownSource,
+    /// A function name nobody knows.
+    UnknownFunction,
+    /// Wrong number or form of arguments (`lower(a, b)`, `sum(*)`, `has('x')`, a percentile
+    /// that is not a number literal in (0, 100]).
+    Arguments,
+    /// An aggregate where none may be (`where`, `group by`, inside another aggregate).
+    Aggregate,
+    /// A select or order item that is neither grouped nor aggregated, or `select *` in an
+    /// aggregation.
+    GroupBy,
+    /// `x = null` and friends.
+    NullComparison,
+    /// A literal regex that does not compile.
+    Regex,
 }
 
 impl QueryError {
@@ -30,11 +55,23 @@ impl QueryError {
         let start = floor_boundary(query, start.min(query.len()));
         let end = floor_boundary(query, end.clamp(start, query.len()));
         QueryError {
+            kind: ErrorKind::Syntax,
             query: query.to_owned(),
             start,
             end,
             message: message.into(),
         }
+    }
+
+    /// The same error, of kind `kind`.
+    pub(crate) fn with_kind(mut self, kind: ErrorKind) -> Self {
+        self.kind = kind;
+        self
+    }
+
+    /// What kind of mistake this is.
+    pub fn kind(&self) -> ErrorKind {
+        self.kind
     }
 
     /// 1-based column (in characters) of the offending part, within its line.

@@ -108,7 +108,7 @@ pub use rust_decimal::Decimal;
 
 pub use agg::Accumulator;
 pub use doc::{Doc, Shape};
-pub use error::QueryError;
+pub use error::{ErrorKind, QueryError};
 pub use eval::Worker;
 pub use plan::Plan;
 pub use value::{format_decimal, unescape_json_str};

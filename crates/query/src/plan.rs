@@ -11,7 +11,7 @@
 use regex::Regex;
 use rust_decimal::Decimal;
 
-use crate::error::QueryError;
+use crate::error::{ErrorKind, QueryError};
 use crate::func::{self, AggFunc, Func, FuncName, Like};
 use crate::parse::{self, BinOp, Expr, ExprKind, Query, Seg};
 use crate::value::{Num, Val, parse_number};
@@ -138,8 +138,8 @@ fn contains_agg(e: &Expr) -> bool {
 }
 
 impl<'q> Planner<'q> {
-    fn err<T>(&self, e: &Expr, msg: impl Into<String>) -> Result<T, QueryError> {
-        Err(QueryError::new(self.q, e.span.start, e.span.end, msg))
+    fn err<T>(&self, e: &Expr, kind: ErrorKind, msg: impl Into<String>) -> Result<T, QueryError> {
+        Err(QueryError::new(self.q, e.span.start, e.span.end, msg).with_kind(kind))
     }
 
     fn note_path(&mut self, segs: &[Seg]) {
@@ -162,7 +162,7 @@ impl<'q> Planner<'q> {
             ExprKind::Bool(b) => Ex::Const(Val::Bool(*b)),
             ExprKind::Number(n) => match parse_number(n) {
                 Some(n) => Ex::Const(Val::number(n)),
-                None => return self.err(e, "this is not a number"),
+                None => return self.err(e, ErrorKind::Syntax, "this is not a number"),
             },
             ExprKind::Str(s) => Ex::Const(Val::string(s.clone())),
             ExprKind::Path(segs) => {
@@ -171,6 +171,7 @@ impl<'q> Planner<'q> {
                     return if self.group_by.is_empty() {
                         self.err(
                             e,
+                            ErrorKind::GroupBy,
                             format!(
                                 "'{t}' must be inside an aggregate, because this query aggregates (or add 'group by {t}')"
                             ),
@@ -178,6 +179,7 @@ impl<'q> Planner<'q> {
                     } else {
                         self.err(
                             e,
+                            ErrorKind::GroupBy,
                             format!("'{t}' must appear in group by or be inside an aggregate"),
                         )
                     };
@@ -185,7 +187,9 @@ impl<'q> Planner<'q> {
                 self.note_path(segs);
                 Ex::Path(segs.clone().into_boxed_slice())
             }
-            ExprKind::Star => return self.err(e, "'*' is only allowed in count(*)"),
+            ExprKind::Star => {
+                return self.err(e, ErrorKind::Arguments, "'*' is only allowed in count(*)");
+            }
             ExprKind::Neg(a) => Ex::Neg(bx(self, a)?),
             ExprKind::Not(a) => Ex::Not(bx(self, a)?),
             ExprKind::Bin(op, a, b) => {
@@ -266,7 +270,7 @@ impl<'q> Planner<'q> {
             BinOp::Ne => format!("{whole} is never true: write {x} is not null"),
             _ => format!("{whole} is never true: a comparison with null is null"),
         };
-        self.err(e, msg)
+        self.err(e, ErrorKind::NullComparison, msg)
     }
 
     fn call(
@@ -277,8 +281,10 @@ impl<'q> Planner<'q> {
         args: &[Expr],
         ctx: Ctx,
     ) -> Result<Ex, QueryError> {
-        let name_err =
-            |msg: String| Err(QueryError::new(self.q, name_span.start, name_span.end, msg));
+        let name_err = |msg: String| {
+            Err(QueryError::new(self.q, name_span.start, name_span.end, msg)
+                .with_kind(ErrorKind::UnknownFunction))
+        };
         let Some((f, lo, hi)) = func::lookup(name) else {
             let written = &self.q[name_span.start..name_span.end];
             return name_err(match func::suggest(name) {
@@ -295,12 +301,20 @@ impl<'q> Planner<'q> {
                 }
                 (l, h) => format!("{l} or {h} arguments"),
             };
-            return self.err(e, format!("{name}() takes {takes}, found {}", args.len()));
+            return self.err(
+                e,
+                ErrorKind::Arguments,
+                format!("{name}() takes {takes}, found {}", args.len()),
+            );
         }
         if let Some(star) = args.iter().find(|a| a.kind == ExprKind::Star)
             && !(f == FuncName::Agg(AggFunc::Count))
         {
-            return self.err(star, "'*' is only allowed in count(*)");
+            return self.err(
+                star,
+                ErrorKind::Arguments,
+                "'*' is only allowed in count(*)",
+            );
         }
         let arg = |p: &mut Self, i: usize| p.compile(&args[i], ctx).map(Box::new);
         Ok(match f {
@@ -308,12 +322,16 @@ impl<'q> Planner<'q> {
                 let text = text_of(self.q, e);
                 match ctx {
                     Ctx::Line(clause) => {
-                        return self
-                            .err(e, format!("aggregate '{text}' is not allowed in {clause}"));
+                        return self.err(
+                            e,
+                            ErrorKind::Aggregate,
+                            format!("aggregate '{text}' is not allowed in {clause}"),
+                        );
                     }
                     Ctx::AggArg => {
                         return self.err(
                             e,
+                            ErrorKind::Aggregate,
                             format!("aggregate '{text}' cannot be inside another aggregate"),
                         );
                     }
@@ -340,6 +358,7 @@ impl<'q> Planner<'q> {
                         Some(_) => {
                             return self.err(
                                 pe,
+                                ErrorKind::Arguments,
                                 format!(
                                     "percentile must be greater than 0 and at most 100, found {}",
                                     text_of(self.q, pe)
@@ -349,6 +368,7 @@ impl<'q> Planner<'q> {
                         None => {
                             return self.err(
                                 pe,
+                                ErrorKind::Arguments,
                                 "the percentile must be a number literal, greater than 0 and at most 100",
                             );
                         }
@@ -372,12 +392,14 @@ impl<'q> Planner<'q> {
                     let t = text_of(self.q, e);
                     return self.err(
                         e,
+                        ErrorKind::GroupBy,
                         format!("'{t}' must appear in group by or be inside an aggregate"),
                     );
                 }
                 _ => {
                     return self.err(
                         &args[0],
+                        ErrorKind::Arguments,
                         "has() takes a property path, like has(Properties.User)",
                     );
                 }
@@ -397,8 +419,11 @@ impl<'q> Planner<'q> {
                                 .trim()
                                 .trim_start_matches("error: ")
                                 .to_owned();
-                            return self
-                                .err(&args[1], format!("this regex does not compile: {last}"));
+                            return self.err(
+                                &args[1],
+                                ErrorKind::Regex,
+                                format!("this regex does not compile: {last}"),
+                            );
                         }
                     },
                     _ => Pattern::Dynamic(arg(self, 1)?),
@@ -494,7 +519,8 @@ fn plan(q: &str, ast: Query) -> Result<Plan, QueryError> {
             format!(
                 "unknown source '{name}': the only source is 'stream' (the files named on the command line, or standard input)"
             ),
-        ));
+        )
+        .with_kind(ErrorKind::UnknownSource));
     }
     let items = ast.select.as_deref().unwrap_or(&[]);
     let grouped = !ast.group_by.is_empty()
@@ -512,7 +538,8 @@ fn plan(q: &str, ast: Query) -> Result<Plan, QueryError> {
             s,
             e,
             "an aggregating query needs a select list (select * writes whole lines)",
-        ));
+        )
+        .with_kind(ErrorKind::GroupBy));
     }
     let mut p = Planner {
         q,
@@ -569,7 +596,8 @@ fn plan(q: &str, ast: Query) -> Result<Plan, QueryError> {
             e.span.start,
             e.span.end,
             "order by takes at most 64 keys",
-        ));
+        )
+        .with_kind(ErrorKind::Arguments));
     }
     let kind = if grouped || !order.is_empty() {
         Kind::Collect

@@ -1447,3 +1447,25 @@ fail!(
     "select * writes whole lines and cannot be combined with other items",
     9
 );
+
+#[test]
+fn error_kinds() {
+    use crate::ErrorKind as K;
+    let cases = [
+        ("select Message where Elapsed >", K::Syntax),
+        ("where a = 'x", K::Syntax),
+        ("select x from logs", K::UnknownSource),
+        ("select sume(x)", K::UnknownFunction),
+        ("select lower(a, b)", K::Arguments),
+        ("select percentile(x, 101)", K::Arguments),
+        ("select x where count(*) > 1", K::Aggregate),
+        ("select sum(count(*))", K::Aggregate),
+        ("select x, count(*)", K::GroupBy),
+        ("select * group by a", K::GroupBy),
+        ("where x = null", K::NullComparison),
+        ("where match(x, '(')", K::Regex),
+    ];
+    for (q, kind) in cases {
+        assert_eq!(Plan::compile(q).unwrap_err().kind(), kind, "{q}");
+    }
+}
