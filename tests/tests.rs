@@ -1,2 +1,6 @@
-//! The one integration test binary.
+//! The one integration test binary: its modules are the test suites.
+
 mod bench;
+mod cli;
+mod golden;
+mod util;

@@ -185,7 +185,17 @@ pub fn run(
         Mode::Collect => {
             let acc = drove.acc.unwrap_or_else(|| plan.accumulator());
             let rows = plan.finish(acc);
-            output::write_all(format, plan.columns(), &rows, &mut tail);
+            if plan.lines() {
+                // `select * ... order by`: each row is a whole line, written unchanged.
+                for value in rows.iter().flatten() {
+                    if let Value::RawJson(text) = value {
+                        tail.extend_from_slice(text.as_bytes());
+                        tail.push(b'\n');
+                    }
+                }
+            } else {
+                output::write_all(format, plan.columns(), &rows, &mut tail);
+            }
         }
         Mode::Table => output::write_all(format, plan.columns(), &drove.table, &mut tail),
         Mode::Lines | Mode::Stream => {}

@@ -1,7 +1,8 @@
-//! The real [`LineStep`]: a line parsed by the lazy scanner (or serde_json, for the baseline
-//! engine) and the plan evaluated on it.
+//! The real [`LineStep`]: a line parsed by the lazy scanner (or by serde_json, for the
+//! baseline engine) and the plan evaluated on it. Both engines share [`eval`], generic over
+//! ndq-query's [`Doc`], so they differ only in how the line is parsed.
 
-use ndq_query::{Kind, Plan, Worker};
+use ndq_query::{Doc, Kind, Plan, Value, Worker};
 use ndq_scan::Parser;
 
 use super::chunk::{ChunkOut, LineStep};
@@ -50,14 +51,18 @@ impl LineStep for PlanStep<'_> {
     }
 
     fn step(&mut self, line: &[u8], out: &mut ChunkOut) -> Result<(), String> {
+        let how = How {
+            kind: self.kind,
+            writer: self.writer,
+            table: self.table,
+        };
         match self.engine {
             Engine::Lazy => {
-                let _doc = self
+                let doc = self
                     .parser
                     .parse_until(line, self.plan.key_set())
                     .map_err(|m| m.to_string())?;
-                let _ = (&self.worker, self.writer, self.table, out);
-                todo!("TODO(engine): evaluate once ndq-query's Worker lands")
+                eval(&how, &mut self.worker, doc.root(), line, out);
             }
             Engine::Serde => {
                 let value: serde_json::Value =
@@ -65,7 +70,57 @@ impl LineStep for PlanStep<'_> {
                 if !value.is_object() {
                     return Err("not a JSON object".to_string());
                 }
-                todo!("TODO(engine): evaluate once ndq-query's Worker lands")
+                eval(&how, &mut self.worker, &value, line, out);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// What to do with a matching line.
+struct How<'w> {
+    kind: Kind,
+    writer: &'w RowWriter,
+    table: bool,
+}
+
+/// Evaluate one parsed line (the same for both engines): count a hit, and write the line,
+/// format or keep its row, or fold it into the chunk's accumulator.
+fn eval<'a, D: Doc<'a>>(
+    how: &How<'_>,
+    worker: &mut Worker<'_>,
+    root: D,
+    line: &[u8],
+    out: &mut ChunkOut,
+) {
+    match how.kind {
+        Kind::Lines => {
+            if worker.matches(root) {
+                out.hits += 1;
+                out.rows += 1;
+                out.buf.extend_from_slice(line);
+                out.buf.push(b'\n');
+            }
+        }
+        Kind::Rows => {
+            if worker.matches(root) {
+                out.hits += 1;
+                out.rows += 1;
+                worker.with_row(root, |row| {
+                    if how.table {
+                        out.table
+                            .push(row.iter().cloned().map(Value::into_owned).collect());
+                    } else {
+                        how.writer.row(row, &mut out.buf);
+                    }
+                });
+            }
+        }
+        Kind::Collect => {
+            if let Some(acc) = out.acc.as_mut()
+                && worker.accumulate(root, acc)
+            {
+                out.hits += 1;
             }
         }
     }

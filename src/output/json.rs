@@ -35,7 +35,7 @@ pub fn value(v: &Value<'_>, out: &mut Vec<u8>) {
         Value::Null => out.extend_from_slice(b"null"),
         Value::Bool(b) => out.extend_from_slice(if *b { b"true" } else { b"false" }),
         Value::RawNumber(n) => out.extend_from_slice(n.as_bytes()),
-        Value::Number(d) => out.extend_from_slice(d.to_string().as_bytes()),
+        Value::Number(d) => out.extend_from_slice(ndq_query::format_decimal(d).as_bytes()),
         Value::Float(f) if f.is_finite() => out.extend_from_slice(f.to_string().as_bytes()),
         Value::Float(_) => out.extend_from_slice(b"null"),
         Value::RawString(s) => {

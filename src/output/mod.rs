@@ -121,7 +121,7 @@ pub fn text<'v>(value: &'v Value<'_>) -> Option<Cow<'v, str>> {
         Value::Bool(true) => Cow::Borrowed("true"),
         Value::Bool(false) => Cow::Borrowed("false"),
         Value::RawNumber(n) => Cow::Borrowed(n.as_ref()),
-        Value::Number(d) => Cow::Owned(d.to_string()),
+        Value::Number(d) => Cow::Owned(ndq_query::format_decimal(d)),
         Value::Float(f) => Cow::Owned(float(*f)?),
         Value::RawString(s) => unescape(s),
         Value::String(s) => Cow::Borrowed(s.as_ref()),

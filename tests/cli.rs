@@ -1,0 +1,526 @@
+//! `ndq` end to end (issue 4): every output format, every exit code, bad input of every
+//! kind, standard input, several files, directories, gzip and zstd, `limit` stopping early,
+//! and the same answer with 1 thread and many. Expected values are computed here with
+//! serde_json, independently of ndq.
+
+use std::io::{Read, Write};
+use std::process::{Command, Stdio};
+
+use serde_json::Value;
+
+use crate::util::{Fixture, ndq, sample, sample_events};
+
+/// The sample's levels and their counts, in ascending order of level.
+fn level_counts() -> Vec<(String, u64)> {
+    let mut counts = std::collections::BTreeMap::<String, u64>::new();
+    for e in sample_events() {
+        let level = e["@l"].as_str().expect("@l is a string").to_string();
+        *counts.entry(level).or_default() += 1;
+    }
+    counts.into_iter().collect()
+}
+
+fn elapsed_over(limit: f64) -> Vec<serde_json::Map<String, Value>> {
+    sample_events()
+        .into_iter()
+        .filter(|e| {
+            e.get("Elapsed")
+                .and_then(Value::as_f64)
+                .is_some_and(|x| x > limit)
+        })
+        .collect()
+}
+
+const GROUP: &str = "select @l, count(*) group by @l";
+
+#[test]
+fn issue_4_output_json() {
+    let out = ndq(&["-o", "json", GROUP]).path(&sample()).run();
+    let want: String = level_counts()
+        .iter()
+        .map(|(l, n)| format!("{{\"@l\":\"{l}\",\"count(*)\":{n}}}\n"))
+        .collect();
+    out.ok();
+    out.stdout_is(&want);
+}
+
+#[test]
+fn issue_4_output_json_is_the_default_on_a_pipe() {
+    let piped = ndq(&[GROUP]).path(&sample()).run();
+    let json = ndq(&["-o", "json", GROUP]).path(&sample()).run();
+    piped.ok();
+    piped.stdout_is(json.stdout());
+}
+
+#[test]
+fn issue_4_output_csv_tsv_raw() {
+    let counts = level_counts();
+    let rows = |sep: &str| -> String {
+        counts
+            .iter()
+            .map(|(l, n)| format!("{l}{sep}{n}\n"))
+            .collect()
+    };
+    let csv = ndq(&["-o", "csv", GROUP]).path(&sample()).run();
+    csv.ok();
+    csv.stdout_is(&format!("@l,count(*)\n{}", rows(",")));
+    let tsv = ndq(&["-o", "tsv", GROUP]).path(&sample()).run();
+    tsv.ok();
+    tsv.stdout_is(&format!("@l\tcount(*)\n{}", rows("\t")));
+    let raw = ndq(&["-o", "raw", GROUP]).path(&sample()).run();
+    raw.ok();
+    raw.stdout_is(&rows("\t"));
+}
+
+#[test]
+fn issue_4_output_table() {
+    let counts = level_counts();
+    let w1 = counts.iter().map(|(l, _)| l.len()).max().unwrap().max(2);
+    let w2 = counts
+        .iter()
+        .map(|(_, n)| n.to_string().len())
+        .max()
+        .unwrap()
+        .max("count(*)".len());
+    let mut want = format!("{:<w1$}  {:>w2$}\n", "@l", "count(*)");
+    want += &format!("{}  {}\n", "-".repeat(w1), "-".repeat(w2));
+    for (l, n) in &counts {
+        want += &format!("{l:<w1$}  {n:>w2$}\n");
+    }
+    let out = ndq(&["-o", "table", GROUP]).path(&sample()).run();
+    out.ok();
+    out.stdout_is(&want);
+}
+
+#[test]
+fn issue_4_select_star_writes_lines_unchanged_in_every_format() {
+    let text = std::fs::read_to_string(sample()).unwrap();
+    let want: String = text
+        .lines()
+        .filter(|l| {
+            serde_json::from_str::<Value>(l).unwrap()["StatusCode"]
+                .as_u64()
+                .is_some_and(|s| s >= 500)
+        })
+        .map(|l| format!("{l}\n"))
+        .collect();
+    assert!(!want.is_empty(), "the sample has server errors");
+    for format in ["json", "table", "csv", "tsv", "raw"] {
+        let out = ndq(&["-o", format, "where StatusCode >= 500"])
+            .path(&sample())
+            .run();
+        out.ok();
+        out.stdout_is(&want);
+    }
+}
+
+#[test]
+fn issue_4_projection_keeps_input_text_in_json_and_unescapes_elsewhere() {
+    let f = Fixture::new();
+    let input = f.write(
+        "esc.ndjson",
+        "{\"m\":\"a \\\"q\\\" \\u00e9\\n\",\"n\":1.50}\n{\"m\":\"plain, text\",\"n\":-0}\n",
+    );
+    let json = ndq(&["-o", "json", "select m, n"]).path(&input).run();
+    json.ok();
+    json.stdout_is(
+        "{\"m\":\"a \\\"q\\\" \\u00e9\\n\",\"n\":1.50}\n{\"m\":\"plain, text\",\"n\":-0}\n",
+    );
+    let csv = ndq(&["-o", "csv", "select m, n"]).path(&input).run();
+    csv.ok();
+    csv.stdout_is("m,n\n\"a \"\"q\"\" é\n\",1.50\n\"plain, text\",-0\n");
+    let tsv = ndq(&["-o", "tsv", "select m, n"]).path(&input).run();
+    tsv.ok();
+    tsv.stdout_is("m\tn\na \"q\" é\\n\t1.50\nplain, text\t-0\n");
+    let raw = ndq(&["-o", "raw", "select m"]).path(&input).run();
+    raw.ok();
+    raw.stdout_is("a \"q\" é\n\nplain, text\n");
+    let table = ndq(&["-o", "table", "select m, n"]).path(&input).run();
+    table.ok();
+    table.stdout_is(
+        "m               n\n-----------  ----\na \"q\" é\\n    1.50\nplain, text    -0\n",
+    );
+}
+
+#[test]
+fn issue_4_computed_values_are_exact() {
+    let f = Fixture::new();
+    let input = f.write("n.ndjson", "{\"x\":0.1}\n{\"x\":0.2}\n{\"y\":true}\n");
+    let out = ndq(&["-o", "json", "select sum(x), max(y), count(*)"])
+        .path(&input)
+        .run();
+    out.ok();
+    out.stdout_is("{\"sum(x)\":0.3,\"max(y)\":null,\"count(*)\":3}\n");
+    let csv = ndq(&["-o", "csv", "select sum(x), max(y)"])
+        .path(&input)
+        .run();
+    csv.ok();
+    csv.stdout_is("sum(x),max(y)\n0.3,\n");
+}
+
+#[test]
+fn issue_4_exit_0_and_stats_line() {
+    let over = elapsed_over(200.0).len() as u64;
+    let events = sample_events().len() as u64;
+    let bytes = std::fs::metadata(sample()).unwrap().len();
+    let out = ndq(&["--stats", "select count(*) where Elapsed > 200"])
+        .path(&sample())
+        .run();
+    out.status(0)
+        .stdout_is(&format!("{{\"count(*)\":{over}}}\n"));
+    assert_eq!(out.stats(), (events, over, 0, bytes), "{out}");
+    let line = out.stderr();
+    assert_eq!(line.lines().count(), 1, "one line{out}");
+    assert!(
+        line.contains(" s, ") && line.trim_end().ends_with(" MB/s"),
+        "{out}"
+    );
+}
+
+#[test]
+fn issue_4_exit_2_for_a_bad_query_with_a_caret() {
+    let out = ndq(&["select Message frm stream"]).path(&sample()).run();
+    out.status(2).stdout_is("");
+    out.stderr_has("ndq: ")
+        .stderr_has("select Message frm stream")
+        .stderr_has("^");
+}
+
+#[test]
+fn issue_4_exit_2_for_usage_errors() {
+    for args in [
+        &["--threads", "0", "select *"][..],
+        &["-o", "xml", "select *"],
+        &["--no-such-flag", "select *"],
+        &[],
+    ] {
+        let out = ndq(args).run();
+        out.status(2).stdout_is("");
+        assert!(!out.stderr().is_empty(), "{out}");
+    }
+    let out = ndq(&["select *"])
+        .path(&sample())
+        .env("NDQ_SCANNER", "sse9")
+        .run();
+    out.status(2).stdout_is("");
+    out.stderr_has("NDQ_SCANNER");
+}
+
+#[test]
+fn issue_4_help_lists_exit_codes() {
+    let out = ndq(&["--help"]).run();
+    let help = out.ok();
+    assert!(
+        help.contains("Exit status:") && help.contains("Examples:"),
+        "{out}"
+    );
+    let short = ndq(&["-h"]).run();
+    assert!(short.ok().len() < help.len());
+}
+
+#[test]
+fn issue_4_exit_1_for_a_missing_input_and_nothing_written() {
+    let f = Fixture::new();
+    let missing = f.path("missing.ndjson");
+    let out = ndq(&["select *"]).path(&sample()).path(&missing).run();
+    out.status(1).stdout_is("");
+    out.stderr_is(&format!(
+        "ndq: error: {}: No such file or directory (os error 2)\n",
+        missing.display()
+    ));
+    // Through a file, not a directory: unreadable, named.
+    let through = sample().join("x");
+    let out = ndq(&["select *"]).path(&through).run();
+    out.status(1).stdout_is("");
+    out.stderr_has(&format!("ndq: error: {}: ", through.display()));
+}
+
+/// Good lines, and the bad kinds QUERY.md names, on known line numbers.
+const MIXED: &str = "\u{feff}{\"n\":1}\r\n\
+                     \n\
+                     {\"n\":2}\n\
+                     [1,2]\n\
+                     {\"n\":\n\
+                     \"just a string\"\n\
+                     {\"n\":3}   \n\
+                     {\"n\":4}";
+
+#[test]
+fn issue_4_bad_lines_skipped_counted_and_named() {
+    let f = Fixture::new();
+    let input = f.write("mixed.ndjson", MIXED);
+    let out = ndq(&["select sum(n), count(*)"]).path(&input).run();
+    out.status(0).stdout_is("{\"sum(n)\":10,\"count(*)\":4}\n");
+    let err = out.stderr();
+    let prefix = format!(
+        "ndq: warning: 3 malformed lines skipped (first at {}:4: ",
+        input.display()
+    );
+    assert!(err.starts_with(&prefix), "{out}");
+    assert_eq!(err.lines().count(), 1, "one warning{out}");
+}
+
+#[test]
+fn issue_4_strict_makes_the_first_bad_line_an_error() {
+    let f = Fixture::new();
+    let input = f.write("mixed.ndjson", MIXED);
+    let out = ndq(&["--strict", "select n"]).path(&input).run();
+    out.status(1);
+    out.stdout_is("{\"n\":1}\n{\"n\":2}\n");
+    assert!(
+        out.stderr()
+            .starts_with(&format!("ndq: error: {}:4: ", input.display())),
+        "{out}"
+    );
+    assert_eq!(out.stderr().lines().count(), 1, "{out}");
+}
+
+#[test]
+fn issue_4_invalid_utf8_and_binary_input_do_not_crash() {
+    let f = Fixture::new();
+    let utf8 = f.write("utf8.ndjson", b"{\"a\":\"\xff\xfe\"}\n{\"a\":\"ok\"}\n");
+    let out = ndq(&["select a"]).path(&utf8).run();
+    out.status(0).stdout_is("{\"a\":\"ok\"}\n");
+    out.stderr_has(&format!(
+        "1 malformed line skipped (first at {}:1: ",
+        utf8.display()
+    ));
+
+    // 1 MiB of pseudo-random bytes.
+    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+    let noise: Vec<u8> = (0..1 << 20)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 24) as u8
+        })
+        .collect();
+    let binary = f.write("noise.bin", &noise);
+    let out = ndq(&["--stats", "select count(*)"]).path(&binary).run();
+    out.status(0).stdout_is("{\"count(*)\":0}\n");
+    let (lines, hits, malformed, bytes) = out.stats();
+    assert_eq!((hits, bytes), (0, 1 << 20), "{out}");
+    assert_eq!(lines, malformed, "every non-blank line is bad{out}");
+    out.stderr_has("malformed lines skipped (first at ");
+}
+
+#[test]
+fn issue_4_empty_file_empty_lines_and_no_final_newline() {
+    let f = Fixture::new();
+    let empty = f.write("empty.ndjson", "");
+    let out = ndq(&["select count(*)"]).path(&empty).run();
+    out.ok();
+    out.stdout_is("{\"count(*)\":0}\n");
+    let blank = f.write("blank.ndjson", "\n\n  \n\r\n{\"a\":1}\n\n{\"a\":2}");
+    let out = ndq(&["select a"]).path(&blank).run();
+    out.ok();
+    out.stdout_is("{\"a\":1}\n{\"a\":2}\n");
+}
+
+#[test]
+fn issue_4_a_50_mib_line() {
+    let f = Fixture::new();
+    let mut big = String::from("{\"Elapsed\":250,\"blob\":\"");
+    big.push_str(&"0123456789abcdef".repeat(50 << 16));
+    big.push_str("\"}\n{\"Elapsed\":1}\n");
+    let input = f.write("big-line.ndjson", &big);
+    let out = ndq(&["select count(*) where Elapsed > 200"])
+        .path(&input)
+        .run();
+    out.ok();
+    out.stdout_is("{\"count(*)\":1}\n");
+}
+
+#[test]
+fn issue_4_standard_input() {
+    let text = std::fs::read(sample()).unwrap();
+    let want = ndq(&["-o", "csv", GROUP]).path(&sample()).run();
+    want.ok();
+    for dash in [false, true] {
+        let cmd = ndq(&["-o", "csv", GROUP]);
+        let cmd = if dash { cmd.arg("-") } else { cmd };
+        let out = cmd.stdin(text.clone()).run();
+        out.ok();
+        out.stdout_is(want.stdout());
+    }
+    // A BOM, CRLF and bad lines on stdin; stdin is named `-`.
+    let out = ndq(&["select n"]).stdin(MIXED).run();
+    out.status(0)
+        .stdout_is("{\"n\":1}\n{\"n\":2}\n{\"n\":3}\n{\"n\":4}\n");
+    out.stderr_has("ndq: warning: 3 malformed lines skipped (first at -:4: ");
+}
+
+#[test]
+fn issue_4_several_files_in_order_and_directories_sorted() {
+    let f = Fixture::new();
+    let a = f.write("dir/a.ndjson", "{\"f\":\"a\"}\n");
+    f.write("dir/sub/b.ndjson", "{\"f\":\"b1\"}\n{\"f\":\"b2\"}\n");
+    f.write("dir/c.ndjson", "{\"f\":\"c\"}");
+    let z = f.write("z.ndjson", "{\"f\":\"z\"}\n");
+    let out = ndq(&["-o", "raw", "select f"])
+        .path(&z)
+        .path(&a)
+        .path(&z)
+        .run();
+    out.ok();
+    out.stdout_is("z\na\nz\n");
+    let out = ndq(&["-o", "raw", "select f"])
+        .path(&f.path("dir"))
+        .path(&z)
+        .run();
+    out.ok();
+    out.stdout_is("a\nc\nb1\nb2\nz\n");
+    // Line numbers are per file.
+    let bad = f.write("bad.ndjson", "{}\nnope\n");
+    let out = ndq(&["select count(*)"]).path(&z).path(&bad).run();
+    out.status(0);
+    out.stderr_has(&format!("(first at {}:2: ", bad.display()));
+}
+
+#[test]
+fn issue_4_gzip_and_zstd() {
+    let f = Fixture::new();
+    let text = std::fs::read(sample()).unwrap();
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(&text).unwrap();
+    let gz = f.write("sample.ndjson.gz", gz.finish().unwrap());
+    let zst = f.write("sample.ndjson.zst", zstd::encode_all(&text[..], 3).unwrap());
+    for query in [
+        GROUP,
+        "select Message where Elapsed > 200",
+        "where @l = 'Error'",
+    ] {
+        let want = ndq(&["-o", "json", query]).path(&sample()).run();
+        want.ok();
+        for input in [&gz, &zst] {
+            let out = ndq(&["-o", "json", query]).path(input).run();
+            out.ok();
+            out.stdout_is(want.stdout());
+        }
+    }
+    let broken = f.write("broken.ndjson.gz", b"not gzip at all\n");
+    let out = ndq(&["select *"]).path(&broken).run();
+    out.status(1);
+    out.stderr_has(&format!("ndq: error: {}: ", broken.display()));
+}
+
+/// A generated log file of about `bytes` bytes, and its number of lines.
+fn generated(f: &Fixture, bytes: usize) -> (std::path::PathBuf, u64) {
+    let data = ndq_gen::generate(11, bytes);
+    let lines = data.iter().filter(|&&b| b == b'\n').count() as u64;
+    (f.write("gen.ndjson", data), lines)
+}
+
+#[test]
+fn issue_4_limit_stops_reading_early() {
+    let f = Fixture::new();
+    let (input, total) = generated(&f, 24 << 20);
+    let first: Value = {
+        let text = std::fs::read_to_string(&input).unwrap();
+        serde_json::from_str(text.lines().next().unwrap()).unwrap()
+    };
+    for threads in ["1", "2"] {
+        let out = ndq(&[
+            "--stats",
+            "--threads",
+            threads,
+            "-o",
+            "json",
+            "select @t limit 1",
+        ])
+        .path(&input)
+        .run();
+        out.status(0)
+            .stdout_is(&format!("{{\"@t\":{}}}\n", first["@t"]));
+        let (scanned, ..) = out.stats();
+        assert!(
+            scanned < total / 20,
+            "limit 1 scanned {scanned} of {total} lines{out}"
+        );
+    }
+    // Without limit every line is scanned.
+    let out = ndq(&["--stats", "select count(*)"]).path(&input).run();
+    assert_eq!(out.stats().0, total, "{out}");
+}
+
+#[test]
+fn issue_4_one_thread_and_many_agree() {
+    let queries = [
+        "select *",
+        "select Message, Elapsed where Elapsed > 200",
+        "select @l, count(*), avg(Elapsed), max(Elapsed) group by @l",
+        "select RequestPath, StatusCode order by Elapsed desc limit 7",
+        "select count(*) where match(Message, '/api/customers')",
+    ];
+    for query in queries {
+        for format in ["json", "table", "csv", "tsv", "raw"] {
+            let one = ndq(&["--threads", "1", "-o", format, query])
+                .path(&sample())
+                .run();
+            one.ok();
+            let many = ndq(&["-o", format, query]).path(&sample()).run();
+            many.ok();
+            many.stdout_is(one.stdout());
+            let scalar = ndq(&["--scanner", "scalar", "--threads", "3", "-o", format, query])
+                .path(&sample())
+                .run();
+            scalar.ok();
+            scalar.stdout_is(one.stdout());
+        }
+    }
+}
+
+#[test]
+fn issue_4_serde_engine_agrees_on_the_sample() {
+    for query in [
+        "select count(*), sum(Elapsed) where StatusCode >= 400",
+        "select @l, count(*) group by @l",
+    ] {
+        let lazy = ndq(&["-o", "json", query]).path(&sample()).run();
+        let serde = ndq(&["--engine", "serde", "-o", "json", query])
+            .path(&sample())
+            .run();
+        lazy.ok();
+        serde.ok();
+        serde.stdout_is(lazy.stdout());
+    }
+}
+
+#[test]
+fn issue_4_closed_pipe_is_quiet_success() {
+    let f = Fixture::new();
+    let (input, _) = generated(&f, 8 << 20);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ndq"))
+        .args(["select *", input.to_str().unwrap()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("ndq starts");
+    let mut stdout = child.stdout.take().unwrap();
+    let mut first = [0u8; 100];
+    stdout.read_exact(&mut first).expect("some output");
+    drop(stdout); // like `| head -c 100`
+    let out = child.wait_with_output().expect("ndq ends");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "",
+        "no message on a closed pipe"
+    );
+}
+
+#[test]
+fn issue_4_no_progress_bar_on_a_pipe() {
+    let f = Fixture::new();
+    let (input, _) = generated(&f, 20 << 20);
+    let out = ndq(&["select count(*) where Elapsed > 200"])
+        .path(&input)
+        .run();
+    out.ok();
+}
