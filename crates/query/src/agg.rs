@@ -169,7 +169,8 @@ impl AggState {
         }
     }
 
-    fn finish(&self, spec: &AggSpec) -> Val<'static> {
+    /// The aggregate's value (sorts a percentile's values in place: called once, at the end).
+    fn finish(&mut self, spec: &AggSpec) -> Val<'static> {
         let count = |n: u64| Val::number(Num::Dec(Decimal::from(n)));
         match self {
             AggState::Count(n) => count(*n),
@@ -183,10 +184,10 @@ impl AggState {
             },
             AggState::Min(Some(v)) | AggState::Max(Some(v)) => v.clone(),
             AggState::Pct(all) if !all.is_empty() => {
-                let mut sorted = all.clone();
-                sorted.sort_by(|a, b| a.cmp(*b));
-                let rank = nearest_rank(spec.p, sorted.len());
-                Val::number(sorted[rank - 1])
+                // Stable, so among equal values (1.5, 1.50) the input order decides.
+                all.sort_by(|a, b| a.cmp(*b));
+                let rank = nearest_rank(spec.p, all.len());
+                Val::number(all[rank - 1])
             }
             AggState::Distinct(set) => count(set.len() as u64),
             _ => Val::Null,
@@ -327,9 +328,10 @@ impl Plan {
                 let ordered = !self.order.is_empty();
                 let d = if ordered { self.dirs } else { 0 };
                 for (seq, group) in g.groups.into_iter().enumerate() {
+                    let mut group = group;
                     let aggs: Vec<Val<'static>> = group
                         .states
-                        .iter()
+                        .iter_mut()
                         .zip(&self.aggs)
                         .map(|(s, spec)| s.finish(spec))
                         .collect();
