@@ -44,6 +44,7 @@ use std::fs::File;
 use std::io::{self, Write};
 use std::marker::PhantomData;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
@@ -267,11 +268,7 @@ where
     F: Fn() -> S + Sync,
 {
     let start = Instant::now();
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(opts.threads.max(1))
-        .thread_name(|i| format!("ndq-worker-{i}"))
-        .build()
-        .context("starting the worker threads")?;
+    let pool = pool(opts.threads.max(1))?;
     let total = inputs.sizes_known().then(|| inputs.total_bytes());
     let allowed = opts.progress && total.is_none_or(|t| t >= 16 << 20);
     let mut d = Driver {
@@ -279,7 +276,7 @@ where
         opts,
         shape,
         make,
-        pool: &pool,
+        pool: &*pool,
         out,
         bad: BadLines::new(),
         remaining: if shape.mode.stops_early() {
@@ -302,6 +299,27 @@ where
     drove.stats.first_bad = d.bad.first();
     drove.stats.elapsed = start.elapsed();
     Ok(drove)
+}
+
+/// The worker pool for `threads` threads, built once and kept for later runs with the same
+/// count (`ndq bench` runs the driver many times).
+fn pool(threads: usize) -> anyhow::Result<Arc<rayon::ThreadPool>> {
+    static POOL: Mutex<Option<(usize, Arc<rayon::ThreadPool>)>> = Mutex::new(None);
+    let mut slot = POOL.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some((n, pool)) = slot.as_ref()
+        && *n == threads
+    {
+        return Ok(pool.clone());
+    }
+    let pool = Arc::new(
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .thread_name(|i| format!("ndq-worker-{i}"))
+            .build()
+            .context("starting the worker threads")?,
+    );
+    *slot = Some((threads, pool.clone()));
+    Ok(pool)
 }
 
 /// Whether to go on reading.
