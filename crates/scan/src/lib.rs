@@ -301,6 +301,8 @@ impl Parser {
             #[cfg(target_arch = "x86_64")]
             Engine::Avx2(token) => avx2::scan(token, &mut machine)?,
         }
+        #[cfg(any(test, debug_assertions, feature = "checked"))]
+        state::check_tape(&self.nodes, line.len());
         Ok(Document {
             line: text,
             nodes: &self.nodes,

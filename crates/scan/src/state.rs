@@ -172,10 +172,99 @@ impl<'t> Machine<'t> {
             return Ok(());
         };
         if self.in_string {
-            self.string_byte(p, b)
+            self.string_byte(p, b)?;
         } else {
-            self.structural(p, b)
+            self.structural(p, b)?;
         }
+        if self.in_string {
+            Ok(())
+        } else {
+            self.follow()
+        }
+    }
+
+    /// Outside strings, walk on from the cursor byte by byte, handling each structural byte as
+    /// the feeder would have reported it, until a string opens or the line ends.
+    ///
+    /// Between strings there are only a few bytes (`":"`, `","`, a number, a space), so this is
+    /// cheaper than asking the feeder for each of them. The common sequences of a minified log
+    /// line (`:` then `"`, `,` then `"`, a number then `,`) take short cuts when nothing is
+    /// pending in the gap; they do exactly what [`Machine::structural`] would do for that
+    /// state and byte. Everything else goes through `structural` itself. Either way every
+    /// structural byte outside strings is handled in order and none is skipped, so the result
+    /// cannot differ from feeding alone.
+    #[inline(always)]
+    fn follow(&mut self) -> Result<(), Malformed> {
+        let bytes = self.bytes;
+        loop {
+            let q = self.cursor;
+            let Some(&b) = bytes.get(q) else {
+                return Ok(());
+            };
+            if self.gap == q {
+                match (self.state, b) {
+                    (State::Colon, b':') => {
+                        self.state = State::Value;
+                        self.gap = q + 1;
+                        self.cursor = q + 1;
+                        continue;
+                    }
+                    (State::Value | State::ArrayFirst, b'"') => {
+                        self.gap = q + 1;
+                        self.cursor = q + 1;
+                        self.open_string(q, false);
+                        return Ok(());
+                    }
+                    (State::ObjectKey | State::ObjectFirst, b'"') => {
+                        self.gap = q + 1;
+                        self.cursor = q + 1;
+                        self.open_string(q, true);
+                        return Ok(());
+                    }
+                    (State::Value | State::ArrayFirst, b'-' | b'0'..=b'9')
+                        if self.number_then_structural(q)? =>
+                    {
+                        continue;
+                    }
+                    _ => {}
+                }
+            }
+            if is_structural(b) {
+                self.structural(q, b)?;
+                if self.in_string {
+                    return Ok(());
+                }
+            } else {
+                self.cursor = q + 1;
+            }
+        }
+    }
+
+    /// A number at `q` directly followed by `,`, `}` or `]`: handle both, as `structural`
+    /// would on that byte. `Ok(false)` (nothing done) for anything else, including a bad
+    /// number, which the general path then reports.
+    #[inline(always)]
+    fn number_then_structural(&mut self, q: usize) -> Result<bool, Malformed> {
+        let bytes = self.bytes;
+        let mut e = q;
+        while bytes
+            .get(e)
+            .is_some_and(|b| matches!(b, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E'))
+        {
+            e += 1;
+        }
+        let Some(&b @ (b',' | b'}' | b']')) = bytes.get(e) else {
+            return Ok(false);
+        };
+        if number::validate(bytes.get(q..e).unwrap_or_default()).is_err() {
+            return Ok(false);
+        }
+        self.push(q, e, Kind::Number, false);
+        self.value_done();
+        self.gap = e + 1;
+        self.cursor = e + 1;
+        self.after_value(e, b)?;
+        Ok(true)
     }
 
     /// The end of the line: everything must be closed and only whitespace may follow.
@@ -475,6 +564,48 @@ impl<'t> Machine<'t> {
         if s == t { Ok(()) } else { Err(syntax(s)) }
     }
 }
+
+/// Assert the tape invariants: every node's range lies in the line, `index < next <= len`,
+/// and each key is followed by a value. Run after every parse in tests, debug builds and with
+/// the `checked` feature (which the fuzz targets turn on), so a broken link shows up as a
+/// failure at once rather than as a wrong answer later.
+#[cfg(any(test, debug_assertions, feature = "checked"))]
+pub(crate) fn check_tape(nodes: &[Node], len: usize) {
+    for (i, n) in nodes.iter().enumerate() {
+        assert!(
+            n.start <= n.end && n.end as usize <= len,
+            "node {i} range {n:?}"
+        );
+        assert!(
+            n.next as usize > i && n.next as usize <= nodes.len(),
+            "node {i} link {n:?}"
+        );
+        if n.kind == Kind::Key {
+            let value = nodes.get(i + 1).map(|v| v.kind);
+            assert!(
+                value.is_some_and(|k| k != Kind::Key),
+                "key {i} without value"
+            );
+        }
+    }
+}
+
+/// The bytes the machine must see outside strings: `{ } [ ] : , "`.
+#[inline(always)]
+pub(crate) fn is_structural(b: u8) -> bool {
+    STRUCTURAL[usize::from(b)]
+}
+
+static STRUCTURAL: [bool; 256] = {
+    let mut t = [false; 256];
+    let bytes = b"{}[]:,\"";
+    let mut i = 0;
+    while i < bytes.len() {
+        t[bytes[i] as usize] = true;
+        i += 1;
+    }
+    t
+};
 
 /// JSON whitespace.
 #[inline(always)]

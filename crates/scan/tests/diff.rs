@@ -3,95 +3,11 @@
 //! exactly when serde_json rejects them, and otherwise give the same values. `parse_until`
 //! gives the same verdict and the same values for the wanted keys as `parse`.
 
-use ndq_scan::{KeySet, Parser, Reason, Value};
+use ndq_scan::{Parser, Value};
 use proptest::prelude::*;
 
 use crate::arb::{Json, document, print, style};
-use crate::common::{agree, scanners};
-
-/// The serde_json verdict and ours must match; for accepted lines, the values too.
-pub fn check_line(line: &[u8]) -> Result<(), String> {
-    let want = serde_json::from_slice::<serde_json::Value>(line);
-    for scanner in scanners() {
-        let mut parser = Parser::new(scanner);
-        let got = parser.parse(line);
-        match (&want, got) {
-            (Ok(j @ serde_json::Value::Object(_)), Ok(doc)) => {
-                agree(Value::Object(doc.root()), j)
-                    .map_err(|e| format!("{}: {e}", scanner.name()))?;
-                if doc.root().raw().len() > line.len() {
-                    return Err("root longer than the line".into());
-                }
-            }
-            (Ok(serde_json::Value::Object(_)), Err(e)) => {
-                return Err(format!(
-                    "{}: serde_json accepts, we say {e}",
-                    scanner.name()
-                ));
-            }
-            (Ok(_), Err(e)) if e.reason == Reason::NotAnObject => {}
-            (Ok(_), r) => return Err(format!("{}: a non-object root gave {r:?}", scanner.name())),
-            (Err(_), Err(e)) if e.offset <= line.len() => {}
-            (Err(s), r) => {
-                return Err(format!(
-                    "{}: serde_json says {s}, we say {:?}",
-                    scanner.name(),
-                    r.map(|_| ())
-                ));
-            }
-        }
-    }
-    Ok(())
-}
-
-/// `parse_until` for the first `n` top-level keys (and one that is never there) agrees with
-/// `parse` on the verdict and on those keys.
-pub fn check_until(line: &[u8], n: usize) -> Result<(), String> {
-    for scanner in scanners() {
-        let mut parser = Parser::new(scanner);
-        let (keys, full) = match parser.parse(line) {
-            Ok(doc) => {
-                let keys: Vec<String> = doc
-                    .root()
-                    .iter()
-                    .map(|(k, _)| k.unescaped().into_owned())
-                    .collect();
-                let values: Vec<Option<String>> = keys
-                    .iter()
-                    .map(|k| doc.root().get(k).map(|v| v.raw().to_owned()))
-                    .collect();
-                (keys, Ok(values))
-            }
-            Err(e) => (Vec::new(), Err(e)),
-        };
-        let mut wanted: Vec<String> = keys.iter().take(n).cloned().collect();
-        if n % 2 == 1 {
-            wanted.push("never there".into());
-        }
-        let set = KeySet::new(&wanted);
-        let mut parser = Parser::new(scanner);
-        match (parser.parse_until(line, &set), full) {
-            (Ok(doc), Ok(values)) => {
-                for (k, v) in keys.iter().zip(values).take(n) {
-                    let got = doc.root().get(k).map(|v| v.raw().to_owned());
-                    if got != v {
-                        return Err(format!("key {k:?}: {got:?} vs {v:?}"));
-                    }
-                }
-            }
-            (Err(a), Err(b)) if a == b => {}
-            (a, b) => {
-                return Err(format!(
-                    "{}: parse_until {:?} vs parse {:?}",
-                    scanner.name(),
-                    a.map(|_| ()),
-                    b.map(|_| ())
-                ));
-            }
-        }
-    }
-    Ok(())
-}
+use crate::check::{check_line, check_until};
 
 #[derive(Clone, Debug)]
 enum Mutation {

@@ -3,79 +3,14 @@
 //! 0..64 from a 64-byte aligned address; on hand-made block-boundary cases; on generated
 //! documents, their mutations and arbitrary bytes.
 
-use ndq_scan::{KeySet, Parser, Scanner, Value};
+use ndq_scan::KeySet;
 use proptest::prelude::*;
 
 use crate::arb::{document, print, style};
+use crate::check::check_aligned;
 
-/// Everything observable about a parse, as text.
-pub fn render(parser: &mut Parser, line: &[u8], want: Option<&KeySet>) -> String {
-    let doc = match want {
-        Some(w) => parser.parse_until(line, w),
-        None => parser.parse(line),
-    };
-    match doc {
-        Err(e) => format!("error {e:?}"),
-        Ok(doc) => {
-            let mut out = format!("{} nodes ", doc.indexed());
-            value(&mut out, Value::Object(doc.root()));
-            out
-        }
-    }
-}
-
-fn value(out: &mut String, v: Value<'_>) {
-    match v {
-        Value::Object(o) => {
-            out.push('{');
-            for (k, v) in o.iter() {
-                out.push_str(&format!("{}{}:", k.raw(), k.has_escapes()));
-                value(out, v);
-                out.push(',');
-            }
-            out.push_str(&format!("}}{}", o.raw().len()));
-        }
-        Value::Array(a) => {
-            out.push('[');
-            for v in a.iter() {
-                value(out, v);
-                out.push(',');
-            }
-            out.push_str(&format!("]{}", a.raw().len()));
-        }
-        Value::String(s) => out.push_str(&format!("{:?}{}", s.raw(), s.has_escapes())),
-        other => out.push_str(other.raw()),
-    }
-}
-
-/// `line` at every offset 0..64 from an aligned address, through both scanners (and through
-/// `parse_until` with `want`); all renderings must be equal. Without AVX2 only the scalar
-/// scanner runs (and the test still checks the offsets change nothing).
-pub fn check_aligned(line: &[u8], want: Option<&KeySet>) -> Result<(), String> {
-    let mut scalar = Parser::new(Scanner::Scalar);
-    let mut avx2 = Scanner::avx2().map(Parser::new);
-    let reference = render(&mut scalar, line, want);
-    let mut buf = vec![0u8; line.len() + 128];
-    let align = buf.as_ptr().align_offset(64);
-    for offset in 0..64 {
-        let start = align + offset;
-        buf[start..start + line.len()].copy_from_slice(line);
-        let placed = &buf[start..start + line.len()];
-        for parser in std::iter::once(&mut scalar).chain(avx2.as_mut()) {
-            let got = render(parser, placed, want);
-            if got != reference {
-                return Err(format!(
-                    "{} at offset {offset} on {:?}:\n{got}\nvs scalar at 0:\n{reference}",
-                    parser.scanner().name(),
-                    String::from_utf8_lossy(line)
-                ));
-            }
-        }
-    }
-    Ok(())
-}
-
-/// Lines with the interesting bytes around the 32-byte block boundaries: `pad` bytes of
+/// Lines with the interesting bytes around the block boundaries (32 bytes per vector, 64 per
+/// block): `pad` bytes of
 /// filler first, so that each case's tricky part lands on every position of a block.
 fn boundary_cases() -> Vec<Vec<u8>> {
     let tricky: &[&str] = &[
@@ -96,7 +31,7 @@ fn boundary_cases() -> Vec<Vec<u8>> {
     ];
     let mut out = Vec::new();
     for t in tricky {
-        for pad in 0..40 {
+        for pad in 0..72 {
             let mut line = String::from("{\"p\":\"");
             line.extend(std::iter::repeat_n('x', pad));
             line.push_str("\",");
@@ -110,7 +45,7 @@ fn boundary_cases() -> Vec<Vec<u8>> {
         }
     }
     // A multi-byte character split by a block boundary at every position.
-    for pad in 0..40 {
+    for pad in 0..72 {
         let line = format!("{{\"{}\":\"€😀é\"}}", "k".repeat(pad));
         out.push(line.into_bytes());
     }
@@ -122,7 +57,7 @@ fn block_boundary_cases_agree() {
     for line in boundary_cases() {
         check_aligned(&line, None).unwrap();
         check_aligned(&line, Some(&KeySet::new(["p"]))).unwrap();
-        crate::diff::check_line(&line).unwrap();
+        crate::check::check_line(&line).unwrap();
     }
 }
 

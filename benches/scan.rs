@@ -1,0 +1,273 @@
+//! The scanner against its baselines, on one core, over generated logs (ndq-gen, ~1 KiB
+//! events with stack traces, escapes and nested properties): per line,
+//!
+//! - `elapsed`: scan (and validate) the line and read `Elapsed` as a Decimal;
+//! - `message`: scan the line and unescape `Message`.
+//!
+//! Baselines in the same group: `serde_json::Value`, serde_json into a borrowed struct,
+//! simd-json (borrowed value; it needs a mutable copy of each line, which is part of its cost)
+//! and sonic-rs's lazy `get`. ndq runs with the scalar and the AVX2 scanner, through `parse` and
+//! through `parse_until` (the early exit the CLI uses).
+//!
+//! Every bench's answer is checked against serde_json's once before timing.
+//!
+//! `cargo bench --bench scan` (NDQ_BENCH_MB=16 sets the data size in MiB).
+
+use std::borrow::Cow;
+use std::hint::black_box;
+use std::str::FromStr;
+use std::time::Duration;
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use ndq_scan::{Decimal, KeySet, Parser, Scanner, Value};
+use serde::Deserialize;
+use simd_json::prelude::*;
+use sonic_rs::JsonValueTrait;
+
+fn lines() -> (Vec<u8>, Vec<std::ops::Range<usize>>) {
+    let mib: usize = std::env::var("NDQ_BENCH_MB")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(16);
+    let data = ndq_gen::generate(20261122, mib << 20);
+    let mut ranges = Vec::new();
+    let mut start = 0;
+    for (i, &b) in data.iter().enumerate() {
+        if b == b'\n' {
+            ranges.push(start..i);
+            start = i + 1;
+        }
+    }
+    (data, ranges)
+}
+
+/// (lines that had the field, sum of Elapsed) — the answer every engine must give.
+type Answer = (usize, Decimal);
+
+#[derive(Deserialize)]
+struct ElapsedOnly {
+    #[serde(rename = "Elapsed")]
+    elapsed: Option<serde_json::Number>,
+}
+
+#[derive(Deserialize)]
+struct MessageOnly<'a> {
+    #[serde(rename = "Message", borrow)]
+    message: Option<Cow<'a, str>>,
+}
+
+fn ndq_elapsed(parser: &mut Parser, line: &[u8], want: Option<&KeySet>) -> Option<Decimal> {
+    let doc = match want {
+        Some(w) => parser.parse_until(line, w),
+        None => parser.parse(line),
+    }
+    .ok()?;
+    match doc.root().get("Elapsed") {
+        Some(Value::Number(n)) => n.to_decimal(),
+        _ => None,
+    }
+}
+
+fn ndq_message(parser: &mut Parser, line: &[u8], want: Option<&KeySet>) -> usize {
+    let Ok(doc) = (match want {
+        Some(w) => parser.parse_until(line, w),
+        None => parser.parse(line),
+    }) else {
+        return 0;
+    };
+    match doc.root().get("Message") {
+        Some(Value::String(s)) => s.unescaped().len(),
+        _ => 0,
+    }
+}
+
+fn bench(c: &mut Criterion) {
+    let (data, ranges) = lines();
+    let total = data.len() as u64;
+    let each = |f: &mut dyn FnMut(&[u8])| {
+        for r in &ranges {
+            f(&data[r.clone()]);
+        }
+    };
+    let scanners: Vec<Scanner> = std::iter::once(Scanner::Scalar)
+        .chain(Scanner::avx2())
+        .collect();
+    let elapsed_set = KeySet::new(["Elapsed"]);
+    let message_set = KeySet::new(["Message"]);
+
+    // --- Elapsed as a Decimal ---
+    type Engine<'a> = (String, Box<dyn FnMut(&[u8]) -> Option<Decimal> + 'a>);
+    let mut engines: Vec<Engine> = vec![
+        (
+            "serde_json_value".into(),
+            Box::new(|line| {
+                let v: serde_json::Value = serde_json::from_slice(line).ok()?;
+                Decimal::from_str(v.get("Elapsed")?.as_number()?.as_str()).ok()
+            }),
+        ),
+        (
+            "serde_json_struct".into(),
+            Box::new(|line| {
+                let v: ElapsedOnly = serde_json::from_slice(line).ok()?;
+                Decimal::from_str(v.elapsed?.as_str()).ok()
+            }),
+        ),
+        (
+            "sonic_rs_get".into(),
+            Box::new(|line| {
+                let v = sonic_rs::get_from_slice(line, ["Elapsed"]).ok()?;
+                Decimal::from_str(v.as_raw_str()).ok()
+            }),
+        ),
+    ];
+    for &s in &scanners {
+        let mut p = Parser::new(s);
+        engines.push((
+            format!("ndq_{}_parse", s.name()),
+            Box::new(move |line| ndq_elapsed(&mut p, line, None)),
+        ));
+        let mut p = Parser::new(s);
+        let want = &elapsed_set;
+        engines.push((
+            format!("ndq_{}_parse_until", s.name()),
+            Box::new(move |line| ndq_elapsed(&mut p, line, Some(want))),
+        ));
+    }
+    let mut answer: Option<Answer> = None;
+    let mut group = c.benchmark_group("elapsed");
+    group
+        .throughput(Throughput::Bytes(total))
+        .sample_size(10)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(4));
+    for (name, f) in &mut engines {
+        let mut got: Answer = (0, Decimal::ZERO);
+        each(&mut |line| {
+            if let Some(d) = f(line) {
+                got.0 += 1;
+                got.1 += d;
+            }
+        });
+        let want = *answer.get_or_insert(got);
+        assert_eq!(got, want, "{name} disagrees with serde_json");
+        assert!(want.0 > ranges.len() / 2, "Elapsed on {} lines", want.0);
+        group.bench_function(name.as_str(), |b| {
+            b.iter(|| {
+                each(&mut |line| {
+                    black_box(f(black_box(line)));
+                })
+            })
+        });
+    }
+    // simd-json parses numbers to f64 (no exact text): checked on the f64 sum.
+    let mut buf = Vec::new();
+    let mut simd = |line: &[u8]| -> Option<f64> {
+        buf.clear();
+        buf.extend_from_slice(line);
+        let v = simd_json::to_borrowed_value(&mut buf).ok()?;
+        v.get("Elapsed")?.as_f64()
+    };
+    let mut sum = 0.0;
+    each(&mut |line| sum += simd(line).unwrap_or(0.0));
+    let want: f64 = answer.map_or(0.0, |a| a.1.to_string().parse().unwrap_or(0.0));
+    assert!(
+        (sum - want).abs() <= want.abs() * 1e-9,
+        "simd-json {sum} vs {want}"
+    );
+    group.bench_function("simd_json_borrowed", |b| {
+        b.iter(|| {
+            each(&mut |line| {
+                black_box(simd(black_box(line)));
+            })
+        })
+    });
+    group.finish();
+
+    // --- Message unescaped ---
+    type Texts<'a> = (String, Box<dyn FnMut(&[u8]) -> usize + 'a>);
+    let mut engines: Vec<Texts> = vec![
+        (
+            "serde_json_value".into(),
+            Box::new(|line| {
+                let v: serde_json::Value = serde_json::from_slice(line).unwrap_or_default();
+                v.get("Message")
+                    .and_then(|m| m.as_str())
+                    .map_or(0, str::len)
+            }),
+        ),
+        (
+            "serde_json_struct".into(),
+            Box::new(|line| {
+                serde_json::from_slice::<MessageOnly>(line)
+                    .ok()
+                    .and_then(|v| v.message)
+                    .map_or(0, |m| m.len())
+            }),
+        ),
+        (
+            "sonic_rs_get".into(),
+            Box::new(|line| {
+                sonic_rs::get_from_slice(line, ["Message"])
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::len))
+                    .unwrap_or(0)
+            }),
+        ),
+        (
+            "simd_json_borrowed".into(),
+            Box::new({
+                let mut buf = Vec::new();
+                move |line| {
+                    buf.clear();
+                    buf.extend_from_slice(line);
+                    simd_json::to_borrowed_value(&mut buf)
+                        .ok()
+                        .and_then(|v| v.get("Message").and_then(|m| m.as_str()).map(str::len))
+                        .unwrap_or(0)
+                }
+            }),
+        ),
+    ];
+    for &s in &scanners {
+        let mut p = Parser::new(s);
+        engines.push((
+            format!("ndq_{}_parse", s.name()),
+            Box::new(move |line| ndq_message(&mut p, line, None)),
+        ));
+        let mut p = Parser::new(s);
+        let want = &message_set;
+        engines.push((
+            format!("ndq_{}_parse_until", s.name()),
+            Box::new(move |line| ndq_message(&mut p, line, Some(want))),
+        ));
+    }
+    let mut answer = None;
+    let mut group = c.benchmark_group("message");
+    group
+        .throughput(Throughput::Bytes(total))
+        .sample_size(10)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(4));
+    for (name, f) in &mut engines {
+        let mut got = (0usize, 0usize);
+        each(&mut |line| {
+            let n = f(line);
+            got.0 += usize::from(n > 0);
+            got.1 += n;
+        });
+        let want = *answer.get_or_insert(got);
+        assert_eq!(got, want, "{name} disagrees with serde_json");
+        assert!(want.0 > ranges.len() / 2, "Message on {} lines", want.0);
+        group.bench_function(name.as_str(), |b| {
+            b.iter(|| {
+                each(&mut |line| {
+                    black_box(f(black_box(line)));
+                })
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

@@ -1,0 +1,165 @@
+//! The properties every input must have, as functions returning what went wrong: shared by
+//! the proptest tests and the fuzz targets (so they depend on ndq-scan and serde_json only).
+//!
+//! - `check_line`: never a panic; rejected exactly when serde_json rejects; else same values.
+//! - `check_until`: `parse_until` gives `parse`'s verdict and values for the wanted keys.
+//! - `check_aligned`: scalar and AVX2 give identical results at every offset 0..64.
+
+use ndq_scan::{KeySet, Parser, Reason, Scanner, Value};
+
+use crate::common::{agree, scanners};
+
+/// The serde_json verdict and ours must match; for accepted lines, the values too.
+pub fn check_line(line: &[u8]) -> Result<(), String> {
+    let want = serde_json::from_slice::<serde_json::Value>(line);
+    for scanner in scanners() {
+        let mut parser = Parser::new(scanner);
+        let got = parser.parse(line);
+        match (&want, got) {
+            (Ok(j @ serde_json::Value::Object(_)), Ok(doc)) => {
+                agree(Value::Object(doc.root()), j)
+                    .map_err(|e| format!("{}: {e}", scanner.name()))?;
+                if doc.root().raw().len() > line.len() {
+                    return Err("root longer than the line".into());
+                }
+            }
+            (Ok(serde_json::Value::Object(_)), Err(e)) => {
+                return Err(format!(
+                    "{}: serde_json accepts, we say {e}",
+                    scanner.name()
+                ));
+            }
+            (Ok(_), Err(e)) if e.reason == Reason::NotAnObject => {}
+            (Ok(_), r) => return Err(format!("{}: a non-object root gave {r:?}", scanner.name())),
+            (Err(_), Err(e)) if e.offset <= line.len() => {}
+            (Err(s), r) => {
+                return Err(format!(
+                    "{}: serde_json says {s}, we say {:?}",
+                    scanner.name(),
+                    r.map(|_| ())
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `parse_until` for the first `n` top-level keys (and one that is never there) agrees with
+/// `parse` on the verdict and on those keys.
+pub fn check_until(line: &[u8], n: usize) -> Result<(), String> {
+    for scanner in scanners() {
+        let mut parser = Parser::new(scanner);
+        let (keys, full) = match parser.parse(line) {
+            Ok(doc) => {
+                let keys: Vec<String> = doc
+                    .root()
+                    .iter()
+                    .map(|(k, _)| k.unescaped().into_owned())
+                    .collect();
+                let values: Vec<Option<String>> = keys
+                    .iter()
+                    .map(|k| doc.root().get(k).map(|v| v.raw().to_owned()))
+                    .collect();
+                (keys, Ok(values))
+            }
+            Err(e) => (Vec::new(), Err(e)),
+        };
+        let mut wanted: Vec<String> = keys.iter().take(n).cloned().collect();
+        if n % 2 == 1 {
+            wanted.push("never there".into());
+        }
+        let set = KeySet::new(&wanted);
+        let mut parser = Parser::new(scanner);
+        match (parser.parse_until(line, &set), full) {
+            (Ok(doc), Ok(values)) => {
+                for (k, v) in keys.iter().zip(values).take(n) {
+                    let got = doc.root().get(k).map(|v| v.raw().to_owned());
+                    if got != v {
+                        return Err(format!("key {k:?}: {got:?} vs {v:?}"));
+                    }
+                }
+            }
+            (Err(a), Err(b)) if a == b => {}
+            (a, b) => {
+                return Err(format!(
+                    "{}: parse_until {:?} vs parse {:?}",
+                    scanner.name(),
+                    a.map(|_| ()),
+                    b.map(|_| ())
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Everything observable about a parse, as text.
+pub fn render(parser: &mut Parser, line: &[u8], want: Option<&KeySet>) -> String {
+    let doc = match want {
+        Some(w) => parser.parse_until(line, w),
+        None => parser.parse(line),
+    };
+    match doc {
+        Err(e) => format!("error {e:?}"),
+        Ok(doc) => {
+            let mut out = format!("{} nodes ", doc.indexed());
+            value(&mut out, Value::Object(doc.root()));
+            out
+        }
+    }
+}
+
+fn value(out: &mut String, v: Value<'_>) {
+    match v {
+        Value::Object(o) => {
+            out.push('{');
+            for (k, v) in o.iter() {
+                out.push_str(&format!("{}{}:", k.raw(), k.has_escapes()));
+                value(out, v);
+                out.push(',');
+            }
+            out.push_str(&format!("}}{}", o.raw().len()));
+        }
+        Value::Array(a) => {
+            out.push('[');
+            for v in a.iter() {
+                value(out, v);
+                out.push(',');
+            }
+            out.push_str(&format!("]{}", a.raw().len()));
+        }
+        Value::String(s) => out.push_str(&format!("{:?}{}", s.raw(), s.has_escapes())),
+        other => out.push_str(other.raw()),
+    }
+}
+
+/// `line` at every offset 0..64 from an aligned address, through both scanners (and through
+/// `parse_until` with `want`); all renderings must equal the scalar one at offset 0. Without
+/// AVX2 only the scalar scanner runs (and the test still checks the offsets change nothing).
+pub fn check_aligned(line: &[u8], want: Option<&KeySet>) -> Result<(), String> {
+    (0..64).try_for_each(|offset| check_placed(line, offset, want))
+}
+
+/// `line` at `offset` bytes from a 64-byte aligned address: both scanners give what the
+/// scalar scanner gives on `line` where it lies.
+pub fn check_placed(line: &[u8], offset: usize, want: Option<&KeySet>) -> Result<(), String> {
+    let mut scalar = Parser::new(Scanner::Scalar);
+    let reference = render(&mut scalar, line, want);
+    let mut buf = vec![0u8; line.len() + 128];
+    let start = buf.as_ptr().align_offset(64) + offset % 64;
+    buf[start..start + line.len()].copy_from_slice(line);
+    let placed = &buf[start..start + line.len()];
+    let mut parsers = vec![scalar];
+    parsers.extend(Scanner::avx2().map(Parser::new));
+    for parser in &mut parsers {
+        let got = render(parser, placed, want);
+        if got != reference {
+            return Err(format!(
+                "{} at offset {offset} on {:?}:\n{got}\nvs scalar:\n{reference}",
+                parser.scanner().name(),
+                String::from_utf8_lossy(line)
+            ));
+        }
+    }
+    Ok(())
+}
