@@ -1,18 +1,12 @@
 //! The one state machine both feeders drive, and the tape it writes.
 //!
-//! A feeder (`scalar.rs`, `avx2.rs`) only finds *where to look*: the next position at or after
-//! [`Machine::cursor`] holding an interesting byte, where "interesting" depends on
-//! [`Machine::in_string`]:
-//!
-//! ```text
-//! outside strings: { } [ ] : , "
-//! inside strings:  " \ and bytes below 0x20
-//! ```
-//!
-//! and hands it to [`Machine::step`], which decides what it means. At the end of the line the
-//! feeder calls [`Machine::finish`]. Between two structural bytes lies a *gap* of bytes nobody
-//! reported: it must be whitespace, or (where a value is expected) whitespace around one number
-//! or literal, which the machine checks here byte by byte (numbers and literals are short).
+//! A feeder (`scalar.rs`, `avx2.rs`) only finds *where to look* inside strings: the next
+//! position at or after the cursor holding `"`, `\` or a byte below 0x20 (see
+//! [`Machine::run`]). Everything else is decided here, in safe code shared by both feeders.
+//! Outside strings the machine walks the bytes itself ([`Machine::follow`]): between strings
+//! there are only a few. Each structural byte `{ } [ ] : , "` found there goes to
+//! [`Machine::structural`]; the bytes between two structural bytes form a *gap*, which must
+//! be whitespace, or (where a value is expected) whitespace around one number or literal.
 //!
 //! ```text
 //! state        on byte (after the gap)          then
@@ -29,7 +23,7 @@
 //! ```
 //!
 //! Because an escape moves the cursor past its last byte, an escaped quote is never seen as a
-//! closing quote, however the backslashes fall across 32-byte blocks: no odd/even backslash
+//! closing quote, however the backslashes fall across 32-byte windows: no odd/even backslash
 //! arithmetic is needed.
 //!
 //! The tape: one [`Node`] per key and per value, in document order. A key node is immediately
@@ -163,36 +157,48 @@ impl<'t> Machine<'t> {
         }
     }
 
-    /// Handle the interesting byte at `p` (which is at or after the cursor).
+    /// Scan the whole line. Inside strings, `find(from)` gives the position of the next byte
+    /// at or after `from` that is `"`, `\\` or below 0x20 (the line's length if there is
+    /// none): that search is what the feeders implement. Outside strings the machine walks
+    /// the few bytes itself ([`Machine::follow`]).
+    ///
+    /// ```text
+    /// loop:
+    ///     outside a string: follow()   -> stops when a string opens, or at the end: finish()
+    ///     inside a string:  p = find(cursor); none -> finish() (unterminated)
+    ///                       '"' closes it, '\' checks one escape and moves the cursor past
+    ///                       it, a control character is an error
+    /// ```
     #[inline(always)]
-    pub(crate) fn step(&mut self, p: usize) -> Result<(), Malformed> {
-        let Some(&b) = self.bytes.get(p) else {
-            // Feeders never report past the end; keep moving anyway.
-            self.cursor = p + 1;
-            return Ok(());
-        };
-        if self.in_string {
-            self.string_byte(p, b)?;
-        } else {
-            self.structural(p, b)?;
-        }
-        if self.in_string {
-            Ok(())
-        } else {
-            self.follow()
+    pub(crate) fn run(&mut self, mut find: impl FnMut(usize) -> usize) -> Result<(), Malformed> {
+        loop {
+            if !self.in_string {
+                self.follow()?;
+                if !self.in_string {
+                    return self.finish();
+                }
+            }
+            let p = find(self.cursor);
+            let Some(&b) = self.bytes.get(p) else {
+                return self.finish();
+            };
+            // A feeder reports positions at or after the cursor; anything else is ignored.
+            if p >= self.cursor {
+                self.string_byte(p, b)?;
+            } else {
+                self.cursor += 1;
+            }
         }
     }
 
-    /// Outside strings, walk on from the cursor byte by byte, handling each structural byte as
-    /// the feeder would have reported it, until a string opens or the line ends.
+    /// Outside strings, walk on from the cursor byte by byte, handing each structural byte to
+    /// [`Machine::structural`], until a string opens or the line ends.
     ///
-    /// Between strings there are only a few bytes (`":"`, `","`, a number, a space), so this is
-    /// cheaper than asking the feeder for each of them. The common sequences of a minified log
-    /// line (`:` then `"`, `,` then `"`, a number then `,`) take short cuts when nothing is
-    /// pending in the gap; they do exactly what [`Machine::structural`] would do for that
-    /// state and byte. Everything else goes through `structural` itself. Either way every
-    /// structural byte outside strings is handled in order and none is skipped, so the result
-    /// cannot differ from feeding alone.
+    /// Between strings there are only a few bytes (`":"`, `","`, a number, a space). The
+    /// common sequences of a minified log line (`:` then `"`, `,` then `"`, a number then `,`)
+    /// take short cuts when nothing is pending in the gap; each does exactly what
+    /// `structural` would do for that state and byte (the differential tests hold them to it).
+    /// Every structural byte outside strings is handled, in order, none skipped.
     #[inline(always)]
     fn follow(&mut self) -> Result<(), Malformed> {
         let bytes = self.bytes;
@@ -220,6 +226,15 @@ impl<'t> Machine<'t> {
                         self.cursor = q + 1;
                         self.open_string(q, true);
                         return Ok(());
+                    }
+                    (State::After, b',') if !self.stack.is_empty() => {
+                        self.gap = q + 1;
+                        self.cursor = q + 1;
+                        self.state = match self.stack.last() {
+                            Some(f) if f.object => State::ObjectKey,
+                            _ => State::Value,
+                        };
+                        continue;
                     }
                     (State::Value | State::ArrayFirst, b'-' | b'0'..=b'9')
                         if self.number_then_structural(q)? =>
