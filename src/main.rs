@@ -71,7 +71,7 @@ fn main() -> std::process::ExitCode {
         }
         Err(Failure::Runtime(e)) if is_broken_pipe(&e) => ExitCode::Ok,
         Err(Failure::Runtime(e)) => {
-            error!("{e:#}");
+            error!("{}", messages::sanitize(&format!("{e:#}")));
             ExitCode::Runtime
         }
     };

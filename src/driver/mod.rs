@@ -425,6 +425,10 @@ where
             let data = if first { strip_bom(&block) } else { &block };
             first = false;
             let flow = self.block(data, index, &input.name, &mut line)?;
+            // A slow producer (`tail -f | ndq ...`) sees its results as they come; a fast
+            // one gives large blocks, so this is rare.
+            let w = &mut self.out;
+            self.progress.suspend(|| w.flush())?;
             self.progress
                 .set(self.done_before + blocks.consumed.load(Ordering::Relaxed));
             if flow == Flow::Done {
