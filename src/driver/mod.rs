@@ -276,7 +276,7 @@ where
         opts,
         shape,
         make,
-        pool: &*pool,
+        pool: &pool,
         out,
         bad: BadLines::new(),
         remaining: if shape.mode.stops_early() {
