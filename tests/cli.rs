@@ -524,3 +524,66 @@ fn issue_4_no_progress_bar_on_a_pipe() {
         .run();
     out.ok();
 }
+
+#[test]
+fn issue_4_mmap_stdin_and_compressed_agree_on_generated_data() {
+    let f = Fixture::new();
+    let (input, _) = generated(&f, 6 << 20);
+    let data = std::fs::read(&input).unwrap();
+    let zst = f.write("gen.ndjson.zst", zstd::encode_all(&data[..], 1).unwrap());
+    for query in [
+        "select @t, Message, Properties.User.Name where Elapsed > 200",
+        "select RequestPath, count(*), sum(Elapsed) group by RequestPath",
+    ] {
+        let want = ndq(&["--threads", "1", "-o", "json", query])
+            .path(&input)
+            .run();
+        want.ok();
+        assert!(want.stdout().lines().count() > 10, "{want}");
+        for threads in ["1", "2"] {
+            let stdin = ndq(&["--threads", threads, "-o", "json", query])
+                .stdin(data.clone())
+                .run();
+            stdin.ok();
+            stdin.stdout_is(want.stdout());
+            let z = ndq(&["--threads", threads, "-o", "json", query])
+                .path(&zst)
+                .run();
+            z.ok();
+            z.stdout_is(want.stdout());
+        }
+    }
+}
+
+#[test]
+fn issue_4_limit_on_standard_input_stops_early() {
+    let f = Fixture::new();
+    let (input, total) = generated(&f, 16 << 20);
+    let data = std::fs::read(&input).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ndq"))
+        .args(["--stats", "select @t limit 2"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("ndq starts");
+    let mut stdin = child.stdin.take().unwrap();
+    // ndq may stop reading before all is written: a closed pipe here is expected.
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(&data);
+    });
+    let out = child.wait_with_output().expect("ndq ends");
+    let _ = writer.join();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), 2);
+    let scanned: u64 = stderr
+        .split_whitespace()
+        .nth(2)
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("stats line: {stderr}"));
+    assert!(
+        scanned < total / 4,
+        "scanned {scanned} of {total}: {stderr}"
+    );
+}
