@@ -1,25 +1,32 @@
-//! The one state machine both feeders drive, and the tape it writes.
+//! The one parser both feeders drive, and the tape it writes.
 //!
 //! A feeder (`scalar.rs`, `avx2.rs`) only finds *where to look* inside strings: the next
-//! position at or after the cursor holding `"`, `\` or a byte below 0x20 (see
-//! [`Machine::run`]). Everything else is decided here, in safe code shared by both feeders.
-//! Outside strings the machine walks the bytes itself ([`Machine::follow`]): between strings
-//! there are only a few. Each structural byte `{ } [ ] : , "` found there goes to
-//! [`Machine::structural`]; the bytes between two structural bytes form a *gap*, which must
-//! be whitespace, or (where a value is expected) whitespace around one number or literal.
+//! position at or after a given one holding `"`, `\` or a byte below 0x20. Everything else is
+//! decided here, in safe code shared by both feeders: the grammar, the escapes, the bytes
+//! between strings (`:`, `,`, brackets, numbers, literals, whitespace: few, so walked one by
+//! one), and the tape.
+//!
+//! The grammar is run as a loop over a few resume points, with an explicit stack of open
+//! containers (so nesting costs heap, not call stack, and is capped at [`DEPTH_LIMIT`]).
+//! The members of an object are read in an inner loop, so the common sequence of a log line,
+//! `"key":"value","key":1,...`, runs through straight-line code whose branches the CPU
+//! predicts well:
 //!
 //! ```text
-//! state        on byte (after the gap)          then
-//! Start        blank gap, '{'                   open root object   (else NotAnObject)
-//! ObjectFirst  blank gap, '"' | '}'             key string | close
-//! ObjectKey    blank gap, '"'                   key string
-//! Colon        blank gap, ':'                   Value
-//! Value        gap = scalar token, b            emit scalar, then After on b
-//!              blank gap, '"' | '{' | '['       string | open
-//! ArrayFirst   as Value, or blank gap, ']'      close
-//! After        blank gap, ',' | '}' | ']'       ObjectKey/Value | close (kinds must match)
-//! Done         anything not blank               TrailingCharacters
-//! in a string  '"' closes; '\' checks one escape and moves the cursor past it; < 0x20 is an error
+//! skip blanks; '{' opens the root (else NotAnObject)
+//! ObjectStart: skip blanks; '"' -> Members | '}' -> close | else error
+//! Members:     loop { key string; blanks ':' blanks; value:
+//!                       '"' string | number or literal | '{' -> ObjectStart | '[' -> ArrayStart
+//!                     blanks; ',' blanks '"' -> next member | '}' -> close | else error }
+//! ArrayStart:  skip blanks; ']' -> close | else Value
+//! Value:       '"' string | '{' -> ObjectStart | '[' -> ArrayStart | number or literal
+//! AfterValue:  skip blanks; ',' -> (object: '"' -> Members, array: Value) | '}' / ']' close
+//! close:       the bracket must match the open container; closing the root ends the loop,
+//!              after which only blanks may follow (else TrailingCharacters)
+//! string:      loop { p = find(cursor); '"' ends it; '\' checks one escape and moves the
+//!                     cursor past it; a control character is an error }
+//! number or literal: the bytes up to the next structural byte or blank, which must be
+//!              exactly one JSON number, `true`, `false` or `null`
 //! ```
 //!
 //! Because an escape moves the cursor past its last byte, an escaped quote is never seen as a
@@ -85,33 +92,26 @@ pub(crate) struct Frame {
     object: bool,
 }
 
+/// Where the parse loop resumes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum State {
-    Start,
-    ObjectFirst,
-    ObjectKey,
-    Colon,
+enum At {
+    /// After a `{`.
+    ObjectStart,
+    /// At the opening quote of a key.
+    Members,
+    /// After a `[`.
+    ArrayStart,
+    /// At the first byte of an array element (blanks skipped).
     Value,
-    ArrayFirst,
-    After,
-    Done,
+    /// After a value inside a container.
+    AfterValue,
 }
 
 /// The scanning state of one line.
 pub(crate) struct Machine<'t> {
     pub(crate) bytes: &'t [u8],
-    /// Where the feeder must search from next.
-    pub(crate) cursor: usize,
-    /// Whether the cursor is inside a string.
-    pub(crate) in_string: bool,
     nodes: &'t mut Vec<Node>,
     stack: &'t mut Vec<Frame>,
-    state: State,
-    /// Start of the bytes after the last structural byte.
-    gap: usize,
-    string_start: usize,
-    string_escaped: bool,
-    string_key: bool,
     /// Whether nodes are still written (false once `parse_until` has all it wants).
     indexing: bool,
     want: Option<&'t KeySet>,
@@ -141,15 +141,8 @@ impl<'t> Machine<'t> {
         };
         Machine {
             bytes,
-            cursor: 0,
-            in_string: false,
             nodes,
             stack,
-            state: State::Start,
-            gap: 0,
-            string_start: 0,
-            string_escaped: false,
-            string_key: false,
             indexing: true,
             want,
             wanted,
@@ -157,165 +150,184 @@ impl<'t> Machine<'t> {
         }
     }
 
-    /// Scan the whole line. Inside strings, `find(from)` gives the position of the next byte
-    /// at or after `from` that is `"`, `\\` or below 0x20 (the line's length if there is
-    /// none): that search is what the feeders implement. Outside strings the machine walks
-    /// the few bytes itself ([`Machine::follow`]).
-    ///
-    /// ```text
-    /// loop:
-    ///     outside a string: follow()   -> stops when a string opens, or at the end: finish()
-    ///     inside a string:  p = find(cursor); none -> finish() (unterminated)
-    ///                       '"' closes it, '\' checks one escape and moves the cursor past
-    ///                       it, a control character is an error
-    /// ```
+    /// Scan the whole line. `find(from)` gives the position of the next byte at or after
+    /// `from` that is `"`, `\\` or below 0x20, or the line's length if there is none: that
+    /// search is what the feeders implement.
     #[inline(always)]
     pub(crate) fn run(&mut self, mut find: impl FnMut(usize) -> usize) -> Result<(), Malformed> {
-        loop {
-            if !self.in_string {
-                self.follow()?;
-                if !self.in_string {
-                    return self.finish();
-                }
-            }
-            let p = find(self.cursor);
-            let Some(&b) = self.bytes.get(p) else {
-                return self.finish();
-            };
-            // A feeder reports positions at or after the cursor; anything else is ignored.
-            if p >= self.cursor {
-                self.string_byte(p, b)?;
-            } else {
-                self.cursor += 1;
-            }
-        }
-    }
-
-    /// Outside strings, walk on from the cursor byte by byte, handing each structural byte to
-    /// [`Machine::structural`], until a string opens or the line ends.
-    ///
-    /// Between strings there are only a few bytes (`":"`, `","`, a number, a space). The
-    /// common sequences of a minified log line (`:` then `"`, `,` then `"`, a number then `,`)
-    /// take short cuts when nothing is pending in the gap; each does exactly what
-    /// `structural` would do for that state and byte (the differential tests hold them to it).
-    /// Every structural byte outside strings is handled, in order, none skipped.
-    #[inline(always)]
-    fn follow(&mut self) -> Result<(), Malformed> {
         let bytes = self.bytes;
-        loop {
-            let q = self.cursor;
-            let Some(&b) = bytes.get(q) else {
-                return Ok(());
-            };
-            if self.gap == q {
-                match (self.state, b) {
-                    (State::Colon, b':') => {
-                        self.state = State::Value;
-                        self.gap = q + 1;
-                        self.cursor = q + 1;
-                        continue;
+        let mut q = self.skip(0);
+        if bytes.get(q) != Some(&b'{') {
+            return Err(Malformed::new(q, Reason::NotAnObject));
+        }
+        self.open(q, true)?;
+        q += 1;
+        let mut at = At::ObjectStart;
+        'outer: loop {
+            match at {
+                At::ObjectStart => {
+                    q = self.skip(q);
+                    match bytes.get(q) {
+                        Some(b'"') => at = At::Members,
+                        Some(b'}') => {
+                            if self.close(q, true)? {
+                                break;
+                            }
+                            q += 1;
+                            at = At::AfterValue;
+                        }
+                        _ => return Err(syntax(q)),
                     }
-                    (State::Value | State::ArrayFirst, b'"') => {
-                        self.gap = q + 1;
-                        self.cursor = q + 1;
-                        self.open_string(q, false);
-                        return Ok(());
-                    }
-                    (State::ObjectKey | State::ObjectFirst, b'"') => {
-                        self.gap = q + 1;
-                        self.cursor = q + 1;
-                        self.open_string(q, true);
-                        return Ok(());
-                    }
-                    (State::After, b',') if !self.stack.is_empty() => {
-                        self.gap = q + 1;
-                        self.cursor = q + 1;
-                        self.state = match self.stack.last() {
-                            Some(f) if f.object => State::ObjectKey,
-                            _ => State::Value,
-                        };
-                        continue;
-                    }
-                    (State::Value | State::ArrayFirst, b'-' | b'0'..=b'9')
-                        if self.number_then_structural(q)? =>
-                    {
-                        continue;
-                    }
-                    _ => {}
                 }
-            }
-            if is_structural(b) {
-                self.structural(q, b)?;
-                if self.in_string {
-                    return Ok(());
+                At::Members => loop {
+                    // At the opening quote of a key.
+                    let (end, escaped) = self.string(q, &mut find)?;
+                    self.key(q, end, escaped);
+                    q = self.skip(end + 1);
+                    if bytes.get(q) != Some(&b':') {
+                        return Err(syntax(q));
+                    }
+                    q = self.skip(q + 1);
+                    match bytes.get(q) {
+                        Some(b'"') => {
+                            let (end, escaped) = self.string(q, &mut find)?;
+                            self.push(q, end + 1, Kind::String, escaped);
+                            q = end + 1;
+                        }
+                        Some(b'{') => {
+                            self.open(q, true)?;
+                            q += 1;
+                            at = At::ObjectStart;
+                            continue 'outer;
+                        }
+                        Some(b'[') => {
+                            self.open(q, false)?;
+                            q += 1;
+                            at = At::ArrayStart;
+                            continue 'outer;
+                        }
+                        _ => q = self.scalar(q)?,
+                    }
+                    self.value_done();
+                    q = self.skip(q);
+                    match bytes.get(q) {
+                        Some(b',') => {
+                            q = self.skip(q + 1);
+                            if bytes.get(q) != Some(&b'"') {
+                                return Err(syntax(q));
+                            }
+                        }
+                        Some(b'}') => {
+                            if self.close(q, true)? {
+                                break 'outer;
+                            }
+                            q += 1;
+                            at = At::AfterValue;
+                            continue 'outer;
+                        }
+                        _ => return Err(syntax(q)),
+                    }
+                },
+                At::ArrayStart => {
+                    q = self.skip(q);
+                    if bytes.get(q) == Some(&b']') {
+                        if self.close(q, false)? {
+                            break;
+                        }
+                        q += 1;
+                        at = At::AfterValue;
+                    } else {
+                        at = At::Value;
+                    }
                 }
-            } else {
-                self.cursor = q + 1;
+                At::Value => match bytes.get(q) {
+                    Some(b'"') => {
+                        let (end, escaped) = self.string(q, &mut find)?;
+                        self.push(q, end + 1, Kind::String, escaped);
+                        self.value_done();
+                        q = end + 1;
+                        at = At::AfterValue;
+                    }
+                    Some(b'{') => {
+                        self.open(q, true)?;
+                        q += 1;
+                        at = At::ObjectStart;
+                    }
+                    Some(b'[') => {
+                        self.open(q, false)?;
+                        q += 1;
+                        at = At::ArrayStart;
+                    }
+                    _ => {
+                        q = self.scalar(q)?;
+                        self.value_done();
+                        at = At::AfterValue;
+                    }
+                },
+                At::AfterValue => {
+                    q = self.skip(q);
+                    match bytes.get(q) {
+                        Some(b',') => {
+                            q = self.skip(q + 1);
+                            let in_object = self.stack.last().is_some_and(|f| f.object);
+                            if !in_object {
+                                at = At::Value;
+                            } else if bytes.get(q) == Some(&b'"') {
+                                at = At::Members;
+                            } else {
+                                return Err(syntax(q));
+                            }
+                        }
+                        Some(&b @ (b'}' | b']')) => {
+                            if self.close(q, b == b'}')? {
+                                break;
+                            }
+                            q += 1;
+                        }
+                        _ => return Err(syntax(q)),
+                    }
+                }
             }
         }
+        // `q` is the root's closing brace: only blanks may follow.
+        let t = self.skip(q + 1);
+        if t < bytes.len() {
+            return Err(Malformed::new(t, Reason::TrailingCharacters));
+        }
+        Ok(())
     }
 
-    /// A number at `q` directly followed by `,`, `}` or `]`: handle both, as `structural`
-    /// would on that byte. `Ok(false)` (nothing done) for anything else, including a bad
-    /// number, which the general path then reports.
+    /// The first position at or after `q` that is not a blank.
     #[inline(always)]
-    fn number_then_structural(&mut self, q: usize) -> Result<bool, Malformed> {
+    fn skip(&self, mut q: usize) -> usize {
+        while self.bytes.get(q).is_some_and(|&b| is_blank(b)) {
+            q += 1;
+        }
+        q
+    }
+
+    /// The string whose opening quote is at `open`: its closing quote's position and whether
+    /// it has escapes.
+    #[inline(always)]
+    fn string(
+        &self,
+        open: usize,
+        find: &mut impl FnMut(usize) -> usize,
+    ) -> Result<(usize, bool), Malformed> {
         let bytes = self.bytes;
-        let mut e = q;
-        while bytes
-            .get(e)
-            .is_some_and(|b| matches!(b, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E'))
-        {
-            e += 1;
-        }
-        let Some(&b @ (b',' | b'}' | b']')) = bytes.get(e) else {
-            return Ok(false);
-        };
-        if number::validate(bytes.get(q..e).unwrap_or_default()).is_err() {
-            return Ok(false);
-        }
-        self.push(q, e, Kind::Number, false);
-        self.value_done();
-        self.gap = e + 1;
-        self.cursor = e + 1;
-        self.after_value(e, b)?;
-        Ok(true)
-    }
-
-    /// The end of the line: everything must be closed and only whitespace may follow.
-    pub(crate) fn finish(&mut self) -> Result<(), Malformed> {
-        let len = self.bytes.len();
-        if self.in_string {
-            return Err(Malformed::new(len, Reason::Syntax));
-        }
-        let (s, e) = self.trim(self.gap, len);
-        match self.state {
-            State::Done if s == e => Ok(()),
-            State::Done => Err(Malformed::new(s, Reason::TrailingCharacters)),
-            State::Start => Err(Malformed::new(s, Reason::NotAnObject)),
-            _ => Err(Malformed::new(len, Reason::Syntax)),
-        }
-    }
-
-    #[inline(always)]
-    fn string_byte(&mut self, p: usize, b: u8) -> Result<(), Malformed> {
-        match b {
-            b'"' => {
-                self.in_string = false;
-                self.cursor = p + 1;
-                self.gap = p + 1;
-                self.close_string(p);
-                Ok(())
-            }
-            b'\\' => {
-                self.string_escaped = true;
-                self.cursor = self.escape(p)?;
-                Ok(())
-            }
-            0..0x20 => Err(Malformed::new(p, Reason::Syntax)),
-            _ => {
-                self.cursor = p + 1;
-                Ok(())
+        let mut cursor = open + 1;
+        let mut escaped = false;
+        loop {
+            // A feeder reports positions at or after the cursor; `max` keeps it so.
+            let p = find(cursor).max(cursor);
+            match bytes.get(p) {
+                Some(b'"') => return Ok((p, escaped)),
+                Some(b'\\') => {
+                    escaped = true;
+                    cursor = self.escape(p)?;
+                }
+                Some(_) => return Err(syntax(p)),
+                None => return Err(syntax(bytes.len())),
             }
         }
     }
@@ -347,19 +359,12 @@ impl<'t> Machine<'t> {
         }
     }
 
+    /// A key from the quote at `open` to the quote at `close`.
     #[inline(always)]
-    fn close_string(&mut self, p: usize) {
-        let start = self.string_start;
-        let escaped = self.string_escaped;
-        if self.string_key {
-            self.push(start, p + 1, Kind::Key, escaped);
-            if self.wanted != 0 && self.stack.len() == 1 {
-                self.check_wanted(start + 1, p, escaped);
-            }
-            self.state = State::Colon;
-        } else {
-            self.push(start, p + 1, Kind::String, escaped);
-            self.value_done();
+    fn key(&mut self, open: usize, close: usize, escaped: bool) {
+        self.push(open, close + 1, Kind::Key, escaped);
+        if self.wanted != 0 && self.stack.len() == 1 {
+            self.check_wanted(open + 1, close, escaped);
         }
     }
 
@@ -377,10 +382,9 @@ impl<'t> Machine<'t> {
         }
     }
 
-    /// A value ended: expect `,` or a closing bracket; maybe stop indexing.
+    /// A value inside a container ended; maybe stop indexing.
     #[inline(always)]
     fn value_done(&mut self) {
-        self.state = State::After;
         if self.pending != 0 && self.stack.len() == 1 {
             self.wanted &= !self.pending;
             self.pending = 0;
@@ -406,98 +410,6 @@ impl<'t> Machine<'t> {
     }
 
     #[inline(always)]
-    fn structural(&mut self, p: usize, b: u8) -> Result<(), Malformed> {
-        let gap_start = self.gap;
-        self.gap = p + 1;
-        self.cursor = p + 1;
-        match self.state {
-            State::After => {
-                self.expect_blank(gap_start, p)?;
-                self.after_value(p, b)
-            }
-            State::Value | State::ArrayFirst => {
-                let (s, e) = self.trim(gap_start, p);
-                if s < e {
-                    self.scalar(s, e)?;
-                    return self.after_value(p, b);
-                }
-                match b {
-                    b'"' => {
-                        self.open_string(p, false);
-                        Ok(())
-                    }
-                    b'{' => self.open(p, true),
-                    b'[' => self.open(p, false),
-                    b']' if self.state == State::ArrayFirst => self.close(p, false),
-                    _ => Err(syntax(p)),
-                }
-            }
-            State::ObjectFirst | State::ObjectKey => {
-                self.expect_blank(gap_start, p)?;
-                match b {
-                    b'"' => {
-                        self.open_string(p, true);
-                        Ok(())
-                    }
-                    b'}' if self.state == State::ObjectFirst => self.close(p, true),
-                    _ => Err(syntax(p)),
-                }
-            }
-            State::Colon => {
-                self.expect_blank(gap_start, p)?;
-                if b == b':' {
-                    self.state = State::Value;
-                    Ok(())
-                } else {
-                    Err(syntax(p))
-                }
-            }
-            State::Start => {
-                let (s, e) = self.trim(gap_start, p);
-                if s < e {
-                    Err(Malformed::new(s, Reason::NotAnObject))
-                } else if b == b'{' {
-                    self.open(p, true)
-                } else {
-                    Err(Malformed::new(p, Reason::NotAnObject))
-                }
-            }
-            State::Done => {
-                let (s, _) = self.trim(gap_start, p);
-                Err(Malformed::new(s, Reason::TrailingCharacters))
-            }
-        }
-    }
-
-    #[inline(always)]
-    fn after_value(&mut self, p: usize, b: u8) -> Result<(), Malformed> {
-        match b {
-            b',' => match self.stack.last() {
-                Some(f) if f.object => {
-                    self.state = State::ObjectKey;
-                    Ok(())
-                }
-                Some(_) => {
-                    self.state = State::Value;
-                    Ok(())
-                }
-                None => Err(syntax(p)),
-            },
-            b'}' => self.close(p, true),
-            b']' => self.close(p, false),
-            _ => Err(syntax(p)),
-        }
-    }
-
-    #[inline(always)]
-    fn open_string(&mut self, p: usize, key: bool) {
-        self.in_string = true;
-        self.string_start = p;
-        self.string_escaped = false;
-        self.string_key = key;
-    }
-
-    #[inline(always)]
     fn open(&mut self, p: usize, object: bool) -> Result<(), Malformed> {
         if self.stack.len() >= DEPTH_LIMIT {
             return Err(Malformed::new(p, Reason::TooDeep));
@@ -506,11 +418,6 @@ impl<'t> Machine<'t> {
         let kind = if object { Kind::Object } else { Kind::Array };
         self.push(p, p + 1, kind, false);
         self.stack.push(Frame { node, object });
-        self.state = if object {
-            State::ObjectFirst
-        } else {
-            State::ArrayFirst
-        };
         if self.stack.len() == 1 && self.want.is_some() && self.wanted == 0 {
             // `parse_until` with no keys wanted: nothing to index.
             self.indexing = false;
@@ -518,8 +425,9 @@ impl<'t> Machine<'t> {
         Ok(())
     }
 
+    /// Close the container whose closing bracket is at `p`; whether it was the root.
     #[inline(always)]
-    fn close(&mut self, p: usize, object: bool) -> Result<(), Malformed> {
+    fn close(&mut self, p: usize, object: bool) -> Result<bool, Malformed> {
         let Some(frame) = self.stack.pop() else {
             return Err(syntax(p));
         };
@@ -535,48 +443,37 @@ impl<'t> Machine<'t> {
             }
         }
         if self.stack.is_empty() {
-            self.state = State::Done;
-        } else {
-            self.value_done();
+            return Ok(true);
         }
-        Ok(())
+        self.value_done();
+        Ok(false)
     }
 
-    /// A number or literal at `bytes[s..e]` (no whitespace around it).
+    /// The number or literal starting at `q`: the bytes up to the next structural byte or
+    /// blank. Its end.
     #[inline(always)]
-    fn scalar(&mut self, s: usize, e: usize) -> Result<(), Malformed> {
-        let token = self.bytes.get(s..e).unwrap_or_default();
+    fn scalar(&mut self, q: usize) -> Result<usize, Malformed> {
+        let bytes = self.bytes;
+        let mut e = q;
+        while bytes
+            .get(e)
+            .is_some_and(|&b| !is_structural(b) && !is_blank(b))
+        {
+            e += 1;
+        }
+        let token = bytes.get(q..e).unwrap_or_default();
         let kind = match token.first() {
             Some(b'-' | b'0'..=b'9') => {
-                number::validate(token).map_err(|i| syntax(s + i))?;
+                number::validate(token).map_err(|i| syntax(q + i))?;
                 Kind::Number
             }
             _ if token == b"true" => Kind::True,
             _ if token == b"false" => Kind::False,
             _ if token == b"null" => Kind::Null,
-            _ => return Err(syntax(s)),
+            _ => return Err(syntax(q)),
         };
-        self.push(s, e, kind, false);
-        self.value_done();
-        Ok(())
-    }
-
-    /// `bytes[s..e]` without whitespace at either end.
-    #[inline(always)]
-    fn trim(&self, mut s: usize, mut e: usize) -> (usize, usize) {
-        while s < e && self.bytes.get(s).is_some_and(|&b| is_blank(b)) {
-            s += 1;
-        }
-        while e > s && self.bytes.get(e - 1).is_some_and(|&b| is_blank(b)) {
-            e -= 1;
-        }
-        (s, e)
-    }
-
-    #[inline(always)]
-    fn expect_blank(&self, s: usize, e: usize) -> Result<(), Malformed> {
-        let (s, t) = self.trim(s, e);
-        if s == t { Ok(()) } else { Err(syntax(s)) }
+        self.push(q, e, kind, false);
+        Ok(e)
     }
 }
 

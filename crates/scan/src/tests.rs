@@ -88,7 +88,7 @@ fn rejects_with_offset_and_reason() {
         (r#"{"a":NaN}"#, 5, Syntax),
         (r#"{"a":tru}"#, 5, Syntax),
         (r#"{"a":nulll}"#, 5, Syntax),
-        (r#"{"a":1 2}"#, 6, Syntax),
+        (r#"{"a":1 2}"#, 7, Syntax),
         (r#"{"a":"x\q"}"#, 8, Syntax),
         (r#"{"a":"\u12G4"}"#, 8, Syntax),
         (r#"{"a":"\uD800"}"#, 12, Syntax),
