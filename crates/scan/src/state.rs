@@ -455,10 +455,7 @@ impl<'t> Machine<'t> {
     fn scalar(&mut self, q: usize) -> Result<usize, Malformed> {
         let bytes = self.bytes;
         let mut e = q;
-        while bytes
-            .get(e)
-            .is_some_and(|&b| !is_structural(b) && !is_blank(b))
-        {
+        while bytes.get(e).is_some_and(|&b| !ENDS_TOKEN[usize::from(b)]) {
             e += 1;
         }
         let token = bytes.get(q..e).unwrap_or_default();
@@ -502,12 +499,7 @@ pub(crate) fn check_tape(nodes: &[Node], len: usize) {
     }
 }
 
-/// The bytes the machine must see outside strings: `{ } [ ] : , "`.
-#[inline(always)]
-pub(crate) fn is_structural(b: u8) -> bool {
-    STRUCTURAL[usize::from(b)]
-}
-
+/// The structural bytes `{ } [ ] : , "`.
 static STRUCTURAL: [bool; 256] = {
     let mut t = [false; 256];
     let bytes = b"{}[]:,\"";
@@ -516,6 +508,16 @@ static STRUCTURAL: [bool; 256] = {
         t[bytes[i] as usize] = true;
         i += 1;
     }
+    t
+};
+
+/// The bytes that end a number or literal: structural bytes and blanks.
+static ENDS_TOKEN: [bool; 256] = {
+    let mut t = STRUCTURAL;
+    t[b' ' as usize] = true;
+    t[b'\t' as usize] = true;
+    t[b'\n' as usize] = true;
+    t[b'\r' as usize] = true;
     t
 };
 
