@@ -16,8 +16,9 @@
 //! The window starts at the machine's cursor, not at a block boundary: after an escape the
 //! cursor is past its last byte, so an escaped quote is never reported, however the
 //! backslashes fall. Outside strings the machine walks the few bytes between strings itself
-//! (`Machine::follow`): measured on the generated logs, that was as fast with AVX2 as a
-//! structural bitmask per block (squirrel-json's outside index), and simpler.
+//! (`state.rs`): measured on the generated logs, that was as fast as keeping a structural
+//! bitmask per 64-byte block (squirrel-json's outside index, an earlier version of this
+//! feeder), and simpler.
 //!
 //! Unsafe code: the load of a window (`_mm256_loadu_si256` from a `&[u8; 32]`, so always 32
 //! readable bytes, unaligned allowed), and the one call into the `#[target_feature]` entry
