@@ -7,10 +7,10 @@
 //! [`Number::to_decimal`]). The [`Parser`] keeps its buffers from one line to the next, so the
 //! steady state allocates nothing.
 //!
-//! Finding the interesting bytes (quotes, backslashes and control characters inside strings;
-//! `{ } [ ] : , "` outside) is done by one of two feeders: a portable byte loop
-//! ([`Scanner::Scalar`]) or AVX2 over 32-byte blocks ([`Scanner::Avx2`]). Both feed the same
-//! safe state machine, which decides what the bytes mean.
+//! Finding the bytes that matter inside strings (quotes, backslashes, control characters),
+//! where long text is, is done by one of two feeders: a portable byte loop
+//! ([`Scanner::Scalar`]) or AVX2 over 32-byte windows ([`Scanner::Avx2`]). Both drive the same
+//! safe parser, which decides what the bytes mean and walks the few bytes between strings.
 //!
 //! ```
 //! use ndq_scan::{Decimal, Parser, Scanner, Value};
