@@ -58,6 +58,8 @@ pub struct ChunkOut {
     pub lines: u64,
     /// Every line of the chunk, blank ones too (complete unless the chunk stopped early).
     pub line_count: u64,
+    /// Bytes of the chunk looked at (all of it unless it stopped early).
+    pub bytes: u64,
     /// Lines that are not JSON objects.
     pub malformed: u64,
     /// The first of them: its 1-based line number within the chunk, and why.
@@ -139,6 +141,7 @@ pub fn scan<S: LineStep>(step: &mut S, data: &[u8], limits: &Limits<'_>) -> Chun
             break;
         }
     }
+    out.bytes = (data.len() - rest.len()) as u64;
     out
 }
 
@@ -242,6 +245,7 @@ pub mod tests {
         assert_eq!(out.buf, b"{hit 1}\n{hit 2}\n");
         assert_eq!(out.row_ends, [8, 16]);
         assert_eq!(out.lines, 3);
+        assert_eq!(out.bytes, 21, "up to the end of the second hit");
         assert_eq!(stop.load(Ordering::Relaxed), 1);
 
         // A later chunk gives up at once; an earlier one does not.

@@ -120,7 +120,8 @@ pub struct Stats {
     pub hits: u64,
     /// Lines that are not JSON objects.
     pub malformed: u64,
-    /// Bytes of input taken in (decompressed).
+    /// Bytes of input scanned (decompressed; with an early stop, only what the chunks looked
+    /// at).
     pub bytes: u64,
     /// Rows written.
     pub rows: u64,
@@ -447,7 +448,6 @@ where
         name: &str,
         line: &mut u64,
     ) -> anyhow::Result<Flow> {
-        self.drove.stats.bytes += data.len() as u64;
         let threads = self.opts.threads.max(1);
         let target = self
             .opts
@@ -477,6 +477,7 @@ where
             let stats = &mut self.drove.stats;
             stats.lines += out.lines;
             stats.hits += out.hits;
+            stats.bytes += out.bytes;
             let bad = out.first_bad.take().map(|(local, reason)| BadLine {
                 position: Position {
                     input: index,
