@@ -1,0 +1,285 @@
+//! The driver against a fake query (chunk::tests::Fake): the same output and counts for every
+//! thread count, chunk size and window size; several inputs; compressed inputs; limit; strict;
+//! BOM, empty files and lines longer than a window.
+
+use super::*;
+use chunk::tests::Fake;
+use std::path::{Path, PathBuf};
+
+/// A run of the fake query (lines containing `hit` match; lines not starting with `{`
+/// are bad) over `paths`.
+fn fake_run(
+    paths: &[PathBuf],
+    threads: usize,
+    chunk: Option<usize>,
+    window: usize,
+    limit: Option<u64>,
+    strict: bool,
+) -> (anyhow::Result<Drove>, Vec<u8>) {
+    let opts = RunOptions {
+        threads,
+        scanner: Scanner::Scalar,
+        engine: Engine::Lazy,
+        strict,
+        progress: false,
+        color: false,
+        chunk_size: chunk,
+        window,
+    };
+    let shape = Shape {
+        mode: Mode::Lines,
+        limit,
+    };
+    let inputs = Inputs::open(paths).expect("inputs open");
+    let mut out = Vec::new();
+    let drove = drive(&opts, &shape, &|| Fake, &inputs, &mut out);
+    (drove, out)
+}
+
+fn write(dir: &Path, name: &str, data: &[u8]) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, data).unwrap();
+    path
+}
+
+/// 2000 lines: every 7th a hit, every 100th bad, blank and CRLF lines mixed in.
+fn lines() -> Vec<u8> {
+    let mut data = Vec::new();
+    for i in 0..2000 {
+        let line = match i {
+            i if i % 100 == 99 => format!("bad {i}\n"),
+            i if i % 7 == 0 => format!("{{\"n\":{i},\"hit\":true}}\n"),
+            i if i % 13 == 0 => "\n".to_string(),
+            i if i % 11 == 0 => format!("{{\"n\":{i}}}\r\n"),
+            i => format!("{{\"n\":{i},\"pad\":\"{}\"}}\n", "x".repeat(i % 50)),
+        };
+        data.extend_from_slice(line.as_bytes());
+    }
+    data
+}
+
+/// What the fake query must give for `data`: (output, non-blank lines, hits, bad lines,
+/// first bad line number).
+fn expected(data: &[u8]) -> (Vec<u8>, u64, u64, u64, u64) {
+    let text = std::str::from_utf8(data).unwrap();
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let mut out = Vec::new();
+    let (mut lines, mut hits, mut bad, mut first) = (0, 0, 0, 0);
+    for (n, line) in text.split('\n').enumerate() {
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        if line.trim().is_empty() {
+            continue;
+        }
+        lines += 1;
+        if !line.starts_with('{') {
+            bad += 1;
+            if first == 0 {
+                first = n as u64 + 1;
+            }
+        } else if line.contains("hit") {
+            hits += 1;
+            out.extend_from_slice(line.as_bytes());
+            out.push(b'\n');
+        }
+    }
+    (out, lines, hits, bad, first)
+}
+
+#[test]
+fn same_output_for_every_thread_count_chunk_and_window() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = lines();
+    let path = write(dir.path(), "a.ndjson", &data);
+    let (want, lines, hits, bad, first) = expected(&data);
+    for threads in [1, 2, 3] {
+        for chunk in [None, Some(1), Some(100), Some(4096), Some(1 << 30)] {
+            for window in [1, 1000, 4096, WINDOW] {
+                let what = format!("threads {threads} chunk {chunk:?} window {window}");
+                let (drove, out) = fake_run(
+                    std::slice::from_ref(&path),
+                    threads,
+                    chunk,
+                    window,
+                    None,
+                    false,
+                );
+                let drove = drove.expect("runs");
+                assert!(out == want, "{what}: output differs");
+                let s = &drove.stats;
+                assert_eq!((s.lines, s.hits, s.malformed), (lines, hits, bad), "{what}");
+                assert_eq!(s.bytes, data.len() as u64, "{what}");
+                let first_bad = s.first_bad.as_ref().expect("a bad line");
+                assert_eq!(first_bad.position.line, first, "{what}");
+                assert_eq!(first_bad.name, path.display().to_string());
+            }
+        }
+    }
+}
+
+#[test]
+fn several_inputs_in_order_and_compressed() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = lines();
+    let (half, _) = data.split_at(data.len() / 2);
+    let cut = half.iter().rposition(|&b| b == b'\n').unwrap() + 1;
+    let (a, b) = data.split_at(cut);
+    let plain = write(dir.path(), "1.ndjson", a);
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(b).unwrap();
+    let gz_path = write(dir.path(), "2.ndjson.gz", &gz.finish().unwrap());
+    let zst = zstd::encode_all(&data[..], 1).unwrap();
+    let zst_path = write(dir.path(), "3.ndjson.zst", &zst);
+    let (want, ..) = expected(&data);
+    let (drove, out) = fake_run(
+        &[plain.clone(), gz_path.clone(), zst_path],
+        2,
+        Some(512),
+        4096,
+        None,
+        false,
+    );
+    let drove = drove.unwrap();
+    assert_eq!(out, [want.clone(), want].concat());
+    assert_eq!(drove.stats.bytes, 2 * data.len() as u64);
+    // The first bad line is in the first file; line numbers restart in each input.
+    let (_, _, _, bad, first) = expected(&data);
+    assert_eq!(drove.stats.malformed, 2 * bad);
+    let first_bad = drove.stats.first_bad.unwrap();
+    assert_eq!(
+        (first_bad.position.line, first_bad.name),
+        (first, plain.display().to_string())
+    );
+
+    // Only the gz file: its line numbers count from its own first line.
+    let (drove, _) = fake_run(&[gz_path], 1, None, WINDOW, None, false);
+    let (_, _, _, _, first_in_b) = expected(b);
+    assert_eq!(
+        drove.unwrap().stats.first_bad.unwrap().position.line,
+        first_in_b
+    );
+}
+
+#[test]
+fn limit_stops_early_with_the_first_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = lines().repeat(50);
+    let path = write(dir.path(), "big.ndjson", &data);
+    let (all, total_lines, ..) = expected(&data);
+    let want: Vec<u8> = all
+        .split_inclusive(|&b| b == b'\n')
+        .take(3)
+        .flatten()
+        .copied()
+        .collect();
+    for threads in [1, 2] {
+        for chunk in [None, Some(1), Some(1000)] {
+            let (drove, out) = fake_run(
+                std::slice::from_ref(&path),
+                threads,
+                chunk,
+                1 << 16,
+                Some(3),
+                false,
+            );
+            let drove = drove.unwrap();
+            assert_eq!(out, want, "threads {threads} chunk {chunk:?}");
+            assert_eq!(drove.stats.rows, 3);
+            assert!(
+                drove.stats.lines < total_lines / 10,
+                "scanned {} of {total_lines}",
+                drove.stats.lines
+            );
+        }
+    }
+    let (drove, out) = fake_run(&[path], 2, None, WINDOW, Some(0), false);
+    assert!(out.is_empty());
+    assert_eq!(drove.unwrap().stats.rows, 0);
+}
+
+#[test]
+fn strict_stops_at_the_first_bad_line_after_the_lines_before_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = lines();
+    let path = write(dir.path(), "a.ndjson", &data);
+    let (_, _, _, _, first) = expected(&data);
+    let before: Vec<u8> = data
+        .split_inclusive(|&b| b == b'\n')
+        .take(first as usize - 1)
+        .flatten()
+        .copied()
+        .collect();
+    let (want, ..) = expected(&before);
+    for (threads, chunk) in [(1, None), (2, Some(1)), (3, Some(700))] {
+        let (drove, out) = fake_run(
+            std::slice::from_ref(&path),
+            threads,
+            chunk,
+            2048,
+            None,
+            true,
+        );
+        let err = drove.expect_err("strict fails");
+        let strict = err.downcast_ref::<StrictError>().expect("a StrictError");
+        assert_eq!(strict.0.position.line, first);
+        assert_eq!(out, want, "threads {threads} chunk {chunk:?}");
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "{}:{first}: bad bad 99 (--strict: the line is not a JSON object)",
+                path.display()
+            )
+        );
+    }
+}
+
+#[test]
+fn bom_empty_files_and_long_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    let empty = write(dir.path(), "empty.ndjson", b"");
+    let mut long = b"\xEF\xBB\xBF{\"hit\":\"".to_vec();
+    long.extend(std::iter::repeat_n(b'x', 300_000));
+    long.extend_from_slice(b"\"}\r\n{\"after\":1}\n{\"hit\":2}");
+    let long_path = write(dir.path(), "long.ndjson", &long);
+    let (want, ..) = expected(&long);
+    for window in [1, 4096, WINDOW] {
+        let (drove, out) = fake_run(
+            &[empty.clone(), long_path.clone()],
+            2,
+            None,
+            window,
+            None,
+            false,
+        );
+        let drove = drove.unwrap();
+        assert!(out == want, "window {window}");
+        assert_eq!((drove.stats.lines, drove.stats.malformed), (3, 0));
+    }
+    let (drove, out) = fake_run(&[empty], 2, None, WINDOW, None, false);
+    assert!(out.is_empty());
+    let stats = drove.unwrap().stats;
+    assert_eq!((stats.lines, stats.bytes, stats.malformed), (0, 0, 0));
+}
+
+#[test]
+fn bom_only_at_the_start_of_a_file() {
+    assert_eq!(strip_bom(b"\xEF\xBB\xBF{}"), b"{}");
+    assert_eq!(strip_bom(b"{}"), b"{}");
+    assert_eq!(strip_bom(b"\xEF\xBB"), b"\xEF\xBB");
+}
+
+#[test]
+fn stats_line() {
+    let stats = Stats {
+        lines: 1000,
+        hits: 10,
+        malformed: 2,
+        bytes: 2_000_000,
+        rows: 10,
+        first_bad: None,
+        elapsed: Duration::from_millis(500),
+    };
+    assert_eq!(
+        stats.line(),
+        "stats: 1000 lines scanned, 10 hits, 2 malformed, 2000000 bytes, 0.500 s, 4.0 MB/s"
+    );
+}
