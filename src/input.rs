@@ -194,6 +194,8 @@ impl<R: Read> Read for Counting<R> {
 /// or a pipe is left behind; the process exits without waiting for it).
 pub struct Blocks {
     shared: Arc<Shared>,
+    /// How much the reader keeps ahead.
+    cap: usize,
     /// Bytes taken from the underlying file (compressed bytes for compressed input).
     pub consumed: Arc<AtomicU64>,
 }
@@ -265,6 +267,7 @@ impl Blocks {
             .spawn(move || read_blocks(reader, cap.max(1), &theirs))?;
         Ok(Blocks {
             shared,
+            cap,
             consumed: Arc::new(AtomicU64::new(0)),
         })
     }
@@ -283,9 +286,12 @@ impl Blocks {
                 return Some(Err(e));
             }
             if let Some(i) = state.last_newline {
-                let tail = state.buf[i + 1..].to_vec();
+                // The next buffer gets its full size at once (pages are only touched as they
+                // are written), so it never grows by copying.
+                let mut next = Vec::with_capacity(self.cap.max(state.buf.len() - i) + READ_SIZE);
+                next.extend_from_slice(&state.buf[i + 1..]);
                 state.buf.truncate(i + 1);
-                let block = std::mem::replace(&mut state.buf, tail);
+                let block = std::mem::replace(&mut state.buf, next);
                 state.last_newline = None;
                 self.shared.space.notify_one();
                 return Some(Ok(block));

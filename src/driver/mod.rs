@@ -417,8 +417,9 @@ where
 
     /// Standard input or a stream file, block by block.
     fn stream(&mut self, index: usize, input: &Input) -> anyhow::Result<Flow> {
-        let mut blocks =
-            Blocks::start(input, self.opts.window.max(1)).with_context(|| input.name.clone())?;
+        // Half a window read ahead, while the workers have up to as much again in hand.
+        let ahead = (self.opts.window / 2).max(1);
+        let mut blocks = Blocks::start(input, ahead).with_context(|| input.name.clone())?;
         let mut line = 1u64;
         let mut first = true;
         while let Some(block) = blocks.next_block() {
