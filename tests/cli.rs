@@ -587,3 +587,19 @@ fn issue_4_limit_on_standard_input_stops_early() {
         "scanned {scanned} of {total}: {stderr}"
     );
 }
+
+#[test]
+fn issue_4_select_star_order_by_writes_whole_lines() {
+    let f = Fixture::new();
+    let input = f.write(
+        "o.ndjson",
+        "{\"n\":2, \"s\":\"b\"}\n{\"n\":3,\"s\":\"c\\u0041\"}\n{\"n\":1}\n",
+    );
+    for format in ["json", "csv", "table", "raw"] {
+        let out = ndq(&["-o", format, "select * order by n desc limit 2"])
+            .path(&input)
+            .run();
+        out.ok();
+        out.stdout_is("{\"n\":3,\"s\":\"c\\u0041\"}\n{\"n\":2, \"s\":\"b\"}\n");
+    }
+}
