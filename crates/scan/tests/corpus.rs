@@ -1,5 +1,7 @@
-//! Replays the fuzz corpus and past crashes committed under `fuzz/` (if any) through the
-//! same checks the fuzz targets make.
+//! Replays fuzz inputs through the same checks the `scan_diff` target makes: the committed
+//! seeds (`fuzz/seeds/scan_diff/`, a sample of the minimized corpus of the 1901 s run), and,
+//! when present in this checkout, the local corpus and crash artifacts (the root
+//! `.gitignore` keeps those out of git: a crash worth keeping is copied into `seeds/`).
 
 use std::path::Path;
 
@@ -29,6 +31,11 @@ fn replay(dir: &Path) -> usize {
 #[test]
 fn fuzz_corpus_and_crashes_replay() {
     let fuzz = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz");
-    let n = replay(&fuzz.join("corpus")) + replay(&fuzz.join("artifacts"));
-    println!("replayed {n} fuzz inputs");
+    let seeds = replay(&fuzz.join("seeds/scan_diff"));
+    assert!(
+        seeds >= 50,
+        "the committed seeds are missing: {seeds} inputs"
+    );
+    let local = replay(&fuzz.join("corpus/scan_diff")) + replay(&fuzz.join("artifacts/scan_diff"));
+    println!("replayed {seeds} committed and {local} local fuzz inputs");
 }
