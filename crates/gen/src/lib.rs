@@ -157,8 +157,7 @@ impl Generator {
         } else {
             path.clone()
         };
-        let mut message =
-            format!("HTTP {method} {shown_path} responded {status} in {elapsed} ms");
+        let mut message = format!("HTTP {method} {shown_path} responded {status} in {elapsed} ms");
         if r.below(10) == 0 {
             let user = escape(pick(r, USERS));
             message.push_str(&format!(" for user \\\"{user}\\\""));
@@ -203,7 +202,9 @@ impl Generator {
         ));
         p.key("Tags");
         let n_tags = r.below(4);
-        let tags: Vec<String> = (0..n_tags).map(|_| format!("\"{}\"", pick(r, TAGS))).collect();
+        let tags: Vec<String> = (0..n_tags)
+            .map(|_| format!("\"{}\"", pick(r, TAGS)))
+            .collect();
         p.raw(&format!("[{}]", tags.join(comma)));
         p.key("Headers");
         p.raw(&format!(
@@ -436,9 +437,6 @@ mod tests {
     fn timestamps_are_calendar_dates() {
         assert_eq!(timestamp(0), "1970-01-01T00:00:00.0000000Z");
         assert_eq!(timestamp(951_782_400_000), "2000-02-29T00:00:00.0000000Z");
-        assert_eq!(
-            timestamp(1_795_219_200_123),
-            "2026-11-21T00:00:00.1230000Z"
-        );
+        assert_eq!(timestamp(1_795_219_200_123), "2026-11-21T00:00:00.1230000Z");
     }
 }
