@@ -39,7 +39,9 @@
 //!   counts distinct keys.
 //! - `match` and `like` accept a non-literal pattern (compiled per line; a regex that does not
 //!   compile then gives null). A literal regex that does not compile is a query error.
-//! - `order by NAME` and `group by NAME` name a select alias before a property of that name. `select * ...
+//! - `order by NAME` and `group by NAME` name a select alias before a property of that name.
+//!   A whole number names a select column by position, as in SQL (`order by 2 desc`; `group
+//!   by 1`); a position past the select list is a query error. `select * ...
 //!   order by` gives [`Kind::Collect`] rows of one [`Value::RawJson`] each (see
 //!   [`Plan::lines`]).
 //! - Column names collapse whitespace everywhere in the item's text, string literals included.

@@ -493,18 +493,47 @@ impl Plan {
     }
 }
 
-/// `e` itself, or the select item it names when it is a bare name equal to an alias (an
-/// alias wins over a property of the same name, in `group by` and `order by`).
-fn aliased<'e>(e: &'e Expr, items: &'e [parse::Item]) -> &'e Expr {
+/// `e` itself, or the select item it names: a bare name equal to an alias (an alias wins over
+/// a property of the same name), or a whole number `n`, the `n`-th item (as in SQL: `order by
+/// 2 desc`). A number outside the select list is an error, as is a position with no select
+/// list.
+fn aliased<'e>(
+    q: &str,
+    clause: &str,
+    e: &'e Expr,
+    items: &'e [parse::Item],
+) -> Result<&'e Expr, QueryError> {
     match &e.kind {
         ExprKind::Path(segs) if segs.len() == 1 => match &segs[0] {
-            Seg::Key(k) => items
+            Seg::Key(k) => Ok(items
                 .iter()
                 .find(|i| i.alias.as_deref() == Some(k.as_str()))
-                .map_or(e, |i| &i.expr),
-            Seg::Index(_) => e,
+                .map_or(e, |i| &i.expr)),
+            Seg::Index(_) => Ok(e),
         },
-        _ => e,
+        ExprKind::Number(text) if text.bytes().all(|b| b.is_ascii_digit()) => {
+            match text.parse::<usize>().ok().and_then(|n| n.checked_sub(1)) {
+                Some(i) if i < items.len() => Ok(&items[i].expr),
+                _ => Err(QueryError::new(
+                    q,
+                    e.span.start,
+                    e.span.end,
+                    match items.len() {
+                        0 => format!(
+                            "{clause} {text} names a select column by position, but there is no select list"
+                        ),
+                        1 => format!(
+                            "{clause} {text} names a select column by position, but there is only 1"
+                        ),
+                        n => format!(
+                            "{clause} {text} names a select column by position, but there are only {n}"
+                        ),
+                    },
+                )
+                .with_kind(ErrorKind::Arguments)),
+            }
+        }
+        _ => Ok(e),
     }
 }
 
@@ -546,8 +575,8 @@ fn plan(q: &str, ast: Query) -> Result<Plan, QueryError> {
         group_by: ast
             .group_by
             .iter()
-            .map(|g| aliased(g, items).clone())
-            .collect(),
+            .map(|g| aliased(q, "group by", g, items).cloned())
+            .collect::<Result<_, _>>()?,
         agg_asts: Vec::new(),
         aggs: Vec::new(),
         keys: Vec::new(),
@@ -580,8 +609,8 @@ fn plan(q: &str, ast: Query) -> Result<Plan, QueryError> {
         .collect::<Result<Vec<_>, _>>()?;
     let mut order = Vec::new();
     for (e, desc) in &ast.order_by {
-        // An alias names a select item (it wins over a property of the same name).
-        let target = aliased(e, items);
+        // An alias or a position names a select item (an alias wins over a property).
+        let target = aliased(q, "order by", e, items)?;
         let ctx = if grouped {
             Ctx::Group
         } else {

@@ -939,6 +939,28 @@ q!(
     "6;4;2"
 );
 q!(
+    order_by_position_names_a_column,
+    "select n, k order by 2 desc, 1",
+    [
+        r#"{"k":1,"n":"b"}"#,
+        r#"{"k":0,"n":"c"}"#,
+        r#"{"k":1,"n":"a"}"#
+    ],
+    "a|1;b|1;c|0"
+);
+q!(
+    group_by_position_names_a_column,
+    "select lower(s), count(*) group by 1 order by 2 desc",
+    [r#"{"s":"A"}"#, r#"{"s":"a"}"#, r#"{"s":"b"}"#],
+    "a|2;b|1"
+);
+q!(
+    order_by_decimal_is_a_constant,
+    "select n order by 1.5",
+    [r#"{"n":2}"#, r#"{"n":1}"#],
+    "2;1"
+);
+q!(
     order_by_two_keys,
     "select a, b order by a, b desc",
     [r#"{"a":1,"b":1}"#, r#"{"a":0,"b":1}"#, r#"{"a":1,"b":2}"#],
@@ -1434,6 +1456,30 @@ q!(
     "select count(*) as n group by k",
     [r#"{"k":1}"#, r#"{"k":1}"#],
     "2"
+);
+fail!(
+    error_order_by_position_past_the_list,
+    "select a, b order by 3",
+    "order by 3 names a select column by position, but there are only 2",
+    22
+);
+fail!(
+    error_group_by_position_past_the_list,
+    "select a group by 2",
+    "group by 2 names a select column by position, but there is only 1",
+    19
+);
+fail!(
+    error_group_by_position_of_an_aggregate,
+    "select count(*) group by 1",
+    "aggregate 'count(*)' is not allowed in group by",
+    8
+);
+fail!(
+    error_order_by_position_with_star,
+    "select * order by 1",
+    "order by 1 names a select column by position, but there is no select list",
+    19
 );
 fail!(
     error_group_by_alias_of_aggregate,
