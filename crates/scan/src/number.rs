@@ -19,30 +19,41 @@ use rust_decimal::Decimal;
 
 /// Whether `t` is exactly one JSON number: `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`.
 /// On failure, the offset in `t` of the first byte that does not fit.
-#[inline]
+#[cfg(test)]
 pub(crate) fn validate(t: &[u8]) -> Result<(), usize> {
+    match end(t, 0)? {
+        i if i == t.len() => Ok(()),
+        i => Err(i),
+    }
+}
+
+/// The longest JSON number grammar match starting at `bytes[at]`: its end, or the position of
+/// the first byte that cannot continue it where the grammar needs one more byte (a digit
+/// after `-`, `.` or the exponent). One pass, and the caller checks what follows the end.
+#[inline]
+pub(crate) fn end(bytes: &[u8], at: usize) -> Result<usize, usize> {
     let digits = |mut i: usize| {
-        while t.get(i).is_some_and(u8::is_ascii_digit) {
+        while bytes.get(i).is_some_and(u8::is_ascii_digit) {
             i += 1;
         }
         i
     };
-    let mut i = usize::from(t.first() == Some(&b'-'));
-    match t.get(i) {
+    let mut i = at + usize::from(bytes.get(at) == Some(&b'-'));
+    match bytes.get(i) {
         Some(b'0') => i += 1,
         Some(b'1'..=b'9') => i = digits(i + 1),
         _ => return Err(i),
     }
-    if t.get(i) == Some(&b'.') {
+    if bytes.get(i) == Some(&b'.') {
         let s = i + 1;
         i = digits(s);
         if i == s {
             return Err(i);
         }
     }
-    if matches!(t.get(i), Some(b'e' | b'E')) {
+    if matches!(bytes.get(i), Some(b'e' | b'E')) {
         i += 1;
-        if matches!(t.get(i), Some(b'+' | b'-')) {
+        if matches!(bytes.get(i), Some(b'+' | b'-')) {
             i += 1;
         }
         let s = i;
@@ -51,7 +62,7 @@ pub(crate) fn validate(t: &[u8]) -> Result<(), usize> {
             return Err(i);
         }
     }
-    if i == t.len() { Ok(()) } else { Err(i) }
+    Ok(i)
 }
 
 /// Powers of ten that fit in a u128 (10^0 ..= 10^38).
