@@ -48,7 +48,6 @@
 #[cfg(target_arch = "x86_64")]
 mod avx2;
 mod number;
-mod rest;
 mod scalar;
 mod state;
 mod unescape;

@@ -20,14 +20,11 @@ static INSIDE: [bool; 256] = {
 /// Scan the machine's line to the end.
 pub(crate) fn scan(m: &mut Machine<'_>) -> Result<(), Malformed> {
     let bytes = m.bytes;
-    m.run(
-        |from| {
-            let rest = bytes.get(from..).unwrap_or_default();
-            match rest.iter().position(|&b| INSIDE[usize::from(b)]) {
-                Some(i) => from + i,
-                None => bytes.len(),
-            }
-        },
-        |_, _| None,
-    )
+    m.run(|from| {
+        let rest = bytes.get(from..).unwrap_or_default();
+        match rest.iter().position(|&b| INSIDE[usize::from(b)]) {
+            Some(i) => from + i,
+            None => bytes.len(),
+        }
+    })
 }

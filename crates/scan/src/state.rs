@@ -42,7 +42,6 @@
 //! Offsets are `u32`: lines of 4 GiB or more are rejected before scanning (and a line of `n`
 //! bytes yields at most `n` nodes).
 
-use crate::rest::Start;
 use crate::{KeySet, Malformed, Reason, number, unescape};
 
 /// The deepest nesting of objects and arrays accepted (the root object counts as 1). The same
@@ -120,8 +119,6 @@ pub(crate) struct Machine<'t> {
     wanted: u64,
     /// The bit of the wanted top-level key whose value is being read, or 0.
     pending: u64,
-    /// Whether the feeder was already asked to validate the rest of the line.
-    rest_tried: bool,
 }
 
 impl<'t> Machine<'t> {
@@ -150,24 +147,14 @@ impl<'t> Machine<'t> {
             want,
             wanted,
             pending: 0,
-            rest_tried: false,
         }
     }
 
     /// Scan the whole line. `find(from)` gives the position of the next byte at or after
     /// `from` that is `"`, `\\` or below 0x20, or the line's length if there is none: that
     /// search is what the feeders implement.
-    ///
-    /// Once indexing has stopped (every wanted key read), `rest(q, start)` may validate the
-    /// rest of the line from `q` in one go (see `rest.rs`): `Some(p)` means it is valid and
-    /// the root closes at `p`; `None` that the machine must go on itself, which it then does
-    /// from the same place, so its verdict is the same either way.
     #[inline(always)]
-    pub(crate) fn run(
-        &mut self,
-        mut find: impl FnMut(usize) -> usize,
-        mut rest: impl FnMut(usize, Start) -> Option<usize>,
-    ) -> Result<(), Malformed> {
+    pub(crate) fn run(&mut self, mut find: impl FnMut(usize) -> usize) -> Result<(), Malformed> {
         let bytes = self.bytes;
         let mut q = self.skip(0);
         if bytes.get(q) != Some(&b'{') {
@@ -175,9 +162,6 @@ impl<'t> Machine<'t> {
         }
         self.open(q, true)?;
         q += 1;
-        if self.hand_off(q, Start::ObjectStart, &mut rest) {
-            return Ok(());
-        }
         let mut at = At::ObjectStart;
         'outer: loop {
             match at {
@@ -225,9 +209,6 @@ impl<'t> Machine<'t> {
                         _ => q = self.scalar(q)?,
                     }
                     self.value_done();
-                    if self.hand_off(q, Start::AfterValue, &mut rest) {
-                        return Ok(());
-                    }
                     q = self.skip(q);
                     match bytes.get(q) {
                         Some(b',') => {
@@ -284,9 +265,6 @@ impl<'t> Machine<'t> {
                     }
                 },
                 At::AfterValue => {
-                    if self.hand_off(q, Start::AfterValue, &mut rest) {
-                        return Ok(());
-                    }
                     q = self.skip(q);
                     match bytes.get(q) {
                         Some(b',') => {
@@ -319,31 +297,6 @@ impl<'t> Machine<'t> {
         Ok(())
     }
 
-    /// Once indexing has stopped with only the root open, ask `rest` (once per line) to
-    /// validate the rest from `q`; whether it did, closing the root.
-    #[inline(always)]
-    fn hand_off(
-        &mut self,
-        q: usize,
-        start: Start,
-        rest: &mut impl FnMut(usize, Start) -> Option<usize>,
-    ) -> bool {
-        if self.indexing || self.rest_tried || self.stack.len() != 1 {
-            return false;
-        }
-        self.rest_tried = true;
-        let Some(close) = rest(q, start) else {
-            return false;
-        };
-        // The root is node 0, the only one still open on the tape.
-        let next = self.nodes.len() as u32;
-        if let Some(root) = self.nodes.first_mut() {
-            root.end = close as u32 + 1;
-            root.next = next;
-        }
-        true
-    }
-
     /// The first position at or after `q` that is not a blank.
     #[inline(always)]
     fn skip(&self, mut q: usize) -> usize {
@@ -371,11 +324,38 @@ impl<'t> Machine<'t> {
                 Some(b'"') => return Ok((p, escaped)),
                 Some(b'\\') => {
                     escaped = true;
-                    cursor = escape_end(bytes, p)?;
+                    cursor = self.escape(p)?;
                 }
                 Some(_) => return Err(syntax(p)),
                 None => return Err(syntax(bytes.len())),
             }
+        }
+    }
+
+    /// Check the escape whose backslash is at `p`; the position after it.
+    #[inline]
+    fn escape(&self, p: usize) -> Result<usize, Malformed> {
+        let bytes = self.bytes;
+        match bytes.get(p + 1) {
+            Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => Ok(p + 2),
+            Some(b'u') => {
+                let hi = unescape::hex4(bytes, p + 2).ok_or_else(|| syntax(p + 2))?;
+                match hi {
+                    0xD800..=0xDBFF => {
+                        // A high surrogate must be followed by an escaped low surrogate.
+                        if bytes.get(p + 6) != Some(&b'\\') || bytes.get(p + 7) != Some(&b'u') {
+                            return Err(syntax(p + 6));
+                        }
+                        match unescape::hex4(bytes, p + 8) {
+                            Some(0xDC00..=0xDFFF) => Ok(p + 12),
+                            _ => Err(syntax(p + 6)),
+                        }
+                    }
+                    0xDC00..=0xDFFF => Err(syntax(p)),
+                    _ => Ok(p + 6),
+                }
+            }
+            _ => Err(syntax(p + 1)),
         }
     }
 
@@ -469,66 +449,38 @@ impl<'t> Machine<'t> {
         Ok(false)
     }
 
-    /// The number or literal starting at `q`: its end.
+    /// The number or literal starting at `q`: the bytes up to the next structural byte or
+    /// blank, which must be exactly one JSON number, `true`, `false` or `null`. Its end.
+    ///
+    /// One pass: the number grammar is matched first, then the byte after it must end the
+    /// token. The error offsets are those of matching the whole token: the grammar never
+    /// takes a structural byte or a blank, so it stops where the token ends or earlier.
     #[inline(always)]
     fn scalar(&mut self, q: usize) -> Result<usize, Malformed> {
-        let (e, kind) = scalar_token(self.bytes, q)?;
+        let bytes = self.bytes;
+        let ends_at = |e: usize| bytes.get(e).is_none_or(|&b| ENDS_TOKEN[usize::from(b)]);
+        let (e, kind) = if let Some(b'-' | b'0'..=b'9') = bytes.get(q) {
+            let e = number::end(bytes, q).map_err(syntax)?;
+            if !ends_at(e) {
+                return Err(syntax(e));
+            }
+            (e, Kind::Number)
+        } else {
+            let rest = bytes.get(q..).unwrap_or_default();
+            let literal = [
+                (&b"true"[..], Kind::True),
+                (b"false", Kind::False),
+                (b"null", Kind::Null),
+            ]
+            .into_iter()
+            .find(|(l, _)| rest.starts_with(l) && ends_at(q + l.len()));
+            match literal {
+                Some((l, kind)) => (q + l.len(), kind),
+                None => return Err(syntax(q)),
+            }
+        };
         self.push(q, e, kind, false);
         Ok(e)
-    }
-}
-
-/// The number or literal starting at `q` in `bytes`: the bytes up to the next structural
-/// byte or blank, which must be exactly one JSON number, `true`, `false` or `null`. Its end
-/// and kind. (One pass: the grammar is matched first, then the byte after it must end the
-/// token; the error offsets are those of matching the whole token.)
-#[inline(always)]
-pub(crate) fn scalar_token(bytes: &[u8], q: usize) -> Result<(usize, Kind), Malformed> {
-    let ends_at = |e: usize| bytes.get(e).is_none_or(|&b| ENDS_TOKEN[usize::from(b)]);
-    if let Some(b'-' | b'0'..=b'9') = bytes.get(q) {
-        let e = number::end(bytes, q).map_err(syntax)?;
-        return if ends_at(e) {
-            Ok((e, Kind::Number))
-        } else {
-            Err(syntax(e))
-        };
-    }
-    let rest = bytes.get(q..).unwrap_or_default();
-    for (literal, kind) in [
-        (&b"true"[..], Kind::True),
-        (b"false", Kind::False),
-        (b"null", Kind::Null),
-    ] {
-        if rest.starts_with(literal) && ends_at(q + literal.len()) {
-            return Ok((q + literal.len(), kind));
-        }
-    }
-    Err(syntax(q))
-}
-
-/// Check the escape whose backslash is at `p` in `bytes`; the position after it.
-#[inline]
-pub(crate) fn escape_end(bytes: &[u8], p: usize) -> Result<usize, Malformed> {
-    match bytes.get(p + 1) {
-        Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => Ok(p + 2),
-        Some(b'u') => {
-            let hi = unescape::hex4(bytes, p + 2).ok_or_else(|| syntax(p + 2))?;
-            match hi {
-                0xD800..=0xDBFF => {
-                    // A high surrogate must be followed by an escaped low surrogate.
-                    if bytes.get(p + 6) != Some(&b'\\') || bytes.get(p + 7) != Some(&b'u') {
-                        return Err(syntax(p + 6));
-                    }
-                    match unescape::hex4(bytes, p + 8) {
-                        Some(0xDC00..=0xDFFF) => Ok(p + 12),
-                        _ => Err(syntax(p + 6)),
-                    }
-                }
-                0xDC00..=0xDFFF => Err(syntax(p)),
-                _ => Ok(p + 6),
-            }
-        }
-        _ => Err(syntax(p + 1)),
     }
 }
 
