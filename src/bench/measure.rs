@@ -47,21 +47,24 @@ pub struct Schedule {
 /// otherwise), and one line per finished case.
 pub struct Progress<W: Write> {
     bar: ProgressBar,
+    /// The bar's look, when bars are shown at all.
+    style: Option<ProgressStyle>,
     out: W,
 }
 
 impl<W: Write> Progress<W> {
     /// Lines to `out`; a bar only if `bar` (stderr is a terminal).
     pub fn new(out: W, bar: bool) -> Progress<W> {
-        let bar = if bar {
-            let style = ProgressStyle::with_template("{msg} [{bar:30}] {pos}/{len} runs")
+        let style = bar.then(|| {
+            ProgressStyle::with_template("{msg} [{bar:30}] {pos}/{len} runs")
                 .unwrap_or_else(|_| ProgressStyle::default_bar())
-                .progress_chars("=> ");
-            ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr()).with_style(style)
-        } else {
-            ProgressBar::hidden()
-        };
-        Progress { bar, out }
+                .progress_chars("=> ")
+        });
+        Progress {
+            bar: ProgressBar::hidden(),
+            style,
+            out,
+        }
     }
 
     /// The writer the lines went to.
@@ -70,11 +73,14 @@ impl<W: Write> Progress<W> {
         self.out
     }
 
+    /// A new bar for a case, made whole (length, label) before it is first drawn: reusing one
+    /// bar drew it once empty, and once with the previous case's label.
     fn start(&mut self, number: usize, total: usize, runs: u64) {
-        self.bar.reset();
-        self.bar.set_length(runs);
-        self.bar
-            .set_message(format!("ndq: bench: case {number}/{total}"));
+        if let Some(style) = &self.style {
+            self.bar = ProgressBar::with_draw_target(Some(runs), ProgressDrawTarget::stderr())
+                .with_style(style.clone())
+                .with_message(format!("ndq: bench: case {number}/{total}"));
+        }
     }
 
     fn line(&mut self, text: &str) {
@@ -220,6 +226,23 @@ mod tests {
                 limited: false,
             },
         ]
+    }
+
+    #[test]
+    fn each_case_gets_a_bar_with_its_length_and_label_before_it_is_drawn() {
+        let mut progress = Progress::new(Vec::new(), true);
+        progress.start(1, 2, 8);
+        assert_eq!(progress.bar.length(), Some(8));
+        assert_eq!(progress.bar.message(), "ndq: bench: case 1/2");
+        progress.bar.inc(3);
+        progress.start(2, 2, 4);
+        assert_eq!(progress.bar.length(), Some(4));
+        assert_eq!(progress.bar.position(), 0);
+        assert_eq!(progress.bar.message(), "ndq: bench: case 2/2");
+        // Without a terminal there is no bar to set up.
+        let mut hidden = Progress::new(Vec::new(), false);
+        hidden.start(1, 1, 8);
+        assert!(hidden.bar.is_hidden());
     }
 
     #[test]
