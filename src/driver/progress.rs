@@ -3,18 +3,32 @@
 //! The bar starts hidden and is drawn only once a run has taken [`SHOW_AFTER`], so quick runs
 //! never flash one; it is never drawn unless the caller allowed it (stderr is a terminal and
 //! no `--no-progress`). It is cleared before results or warnings are written.
+//!
+//! indicatif decides a style's colours by the stream its bar draws to *when the style is set*
+//! (stdout's terminal check otherwise), so the style is set again when the bar moves to
+//! stderr: colour then follows stderr, as the `color` flag (from stderr) already does.
 
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
+impl std::fmt::Debug for Progress {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Progress")
+            .field("allowed", &self.allowed)
+            .field("shown", &self.shown)
+            .finish_non_exhaustive()
+    }
+}
+
 /// How long a run goes before the bar appears.
 pub const SHOW_AFTER: Duration = Duration::from_millis(300);
 
 /// A progress bar that may never be shown.
-#[derive(Debug)]
 pub struct Progress {
     bar: ProgressBar,
+    /// The style, set again once the bar draws to stderr.
+    style: Option<ProgressStyle>,
     allowed: bool,
     shown: bool,
     start: Instant,
@@ -35,11 +49,12 @@ impl Progress {
             }
             (false, _) => "ndq: {spinner} {decimal_bytes} {decimal_bytes_per_sec}",
         };
-        if let Ok(style) = ProgressStyle::with_template(template) {
-            bar.set_style(style.progress_chars("=> "));
-        }
+        let style = ProgressStyle::with_template(template)
+            .ok()
+            .map(|s| s.progress_chars("=> "));
         Progress {
             bar,
+            style,
             allowed,
             shown: false,
             start: Instant::now(),
@@ -52,6 +67,9 @@ impl Progress {
         if self.allowed && !self.shown && self.start.elapsed() >= SHOW_AFTER {
             self.shown = true;
             self.bar.set_draw_target(ProgressDrawTarget::stderr());
+            if let Some(style) = self.style.take() {
+                self.bar.set_style(style);
+            }
         }
     }
 
@@ -93,6 +111,10 @@ mod tests {
         p.start -= SHOW_AFTER * 2;
         p.set(2);
         assert!(p.shown);
+        assert!(
+            p.style.is_none(),
+            "the style is set again for stderr when shown"
+        );
         p.finish();
     }
 }
