@@ -123,6 +123,41 @@ fn stdin() -> Input {
     }
 }
 
+/// A compressed file must start as its format does, so that a file misnamed `.gz` or `.zst`
+/// is refused when the inputs are opened, before anything is written, rather than when the
+/// run reaches it. (An empty file is an empty input.)
+fn check_magic(mut file: &File, codec: Codec) -> anyhow::Result<()> {
+    let what = match codec {
+        Codec::Plain => return Ok(()),
+        Codec::Gzip => "gzip",
+        Codec::Zstd => "zstd",
+    };
+    let mut head = [0u8; 4];
+    let mut got = 0;
+    while got < head.len() {
+        match file.read(&mut head[got..])? {
+            0 => break,
+            n => got += n,
+        }
+    }
+    file.seek(SeekFrom::Start(0))?;
+    let head = &head[..got];
+    let ok = match codec {
+        Codec::Gzip => head.starts_with(&[0x1f, 0x8b]),
+        // A Zstandard frame, or a skippable frame (magic 0x184D2A50..=0x184D2A5F).
+        Codec::Zstd => {
+            head == [0x28, 0xb5, 0x2f, 0xfd]
+                || (head.len() == 4 && head[0] & 0xf0 == 0x50 && head[1..] == [0x2a, 0x4d, 0x18])
+        }
+        Codec::Plain => true,
+    };
+    if ok {
+        Ok(())
+    } else {
+        anyhow::bail!("not {what} data (the name says {what}, the first bytes do not)")
+    }
+}
+
 /// Open one file (not a directory).
 fn open_file(path: &Path) -> anyhow::Result<Input> {
     let name = path.display().to_string();
@@ -133,7 +168,11 @@ fn open_file(path: &Path) -> anyhow::Result<Input> {
     }
     let regular = meta.is_file();
     let len = regular.then_some(meta.len());
-    let source = match Codec::of(path) {
+    let codec = Codec::of(path);
+    if regular && meta.len() > 0 {
+        check_magic(&file, codec).with_context(|| name.clone())?;
+    }
+    let source = match codec {
         Codec::Plain if regular => Source::Mapped(file),
         codec => Source::Stream {
             file,
@@ -459,14 +498,54 @@ mod tests {
         assert_eq!(Codec::of(Path::new("gz")), Codec::Plain);
     }
 
+    fn gzip(data: &[u8]) -> Vec<u8> {
+        use std::io::Write as _;
+        let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        enc.write_all(data).unwrap();
+        enc.finish().unwrap()
+    }
+
+    #[test]
+    fn a_misnamed_compressed_file_is_refused_when_opened() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let good_gz = root.join("good.ndjson.gz");
+        std::fs::write(&good_gz, gzip(b"{\"a\":1}\n")).unwrap();
+        let good_zst = root.join("good.ndjson.zst");
+        std::fs::write(&good_zst, zstd::encode_all(&b"{\"a\":1}\n"[..], 1).unwrap()).unwrap();
+        let empty = root.join("empty.gz");
+        std::fs::write(&empty, b"").unwrap();
+        let inputs = Inputs::open(&[good_gz.clone(), good_zst.clone(), empty]).unwrap();
+        assert_eq!(inputs.list.len(), 3);
+
+        for (name, bytes, what) in [
+            ("plain.gz", &b"{\"a\":1}\n"[..], "gzip"),
+            ("short.gz", &[0x1f][..], "gzip"),
+            ("gzip.zst", &gzip(b"{}\n")[..], "zstd"),
+        ] {
+            let bad = root.join(name);
+            std::fs::write(&bad, bytes).unwrap();
+            let err = Inputs::open(&[good_gz.clone(), bad.clone()]).unwrap_err();
+            let text = format!("{err:#}");
+            assert_eq!(
+                text,
+                format!(
+                    "{}: not {what} data (the name says {what}, the first bytes do not)",
+                    bad.display()
+                )
+            );
+        }
+    }
+
     #[test]
     fn open_expands_directories_sorted_and_names_missing_inputs() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
         std::fs::create_dir_all(root.join("b/inner")).unwrap();
-        for name in ["c.ndjson", "a.ndjson", "b/inner/z.ndjson", "b/y.ndjson.gz"] {
+        for name in ["c.ndjson", "a.ndjson", "b/inner/z.ndjson"] {
             std::fs::write(root.join(name), b"{}\n").unwrap();
         }
+        std::fs::write(root.join("b/y.ndjson.gz"), gzip(b"{}\n")).unwrap();
         let inputs = Inputs::open(&[root.to_path_buf(), PathBuf::from("-")]).unwrap();
         let names: Vec<String> = inputs
             .list
