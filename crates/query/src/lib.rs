@@ -30,6 +30,11 @@
 //!   `/` and `avg` drop trailing zeros (`10 / 4` is `2.5`, `avg` of 1 and 2 is `1.5`) and
 //!   round to 28 decimal places; `-0` prints as `0`. A result too large for a Decimal is
 //!   computed in f64 ([`Value::Float`]).
+//! - **Numbers beyond f64** (`1e400`, read from the input): held as an infinite f64, so they
+//!   compare and sort above every finite number and print as written, but JSON has no
+//!   infinity, so arithmetic, `sum` and `avg` that meet one give null, and all such numbers of
+//!   one sign are equal (one group, one distinct value). A literal of that size in a query is
+//!   null. Finite numbers a Decimal cannot hold (40 digits) work as f64 throughout.
 //! - **Text from the input is kept**: a projected value, a `group by` key (the first line's
 //!   text), `min`/`max` and `coalesce` results keep their raw text; `percentile` is written
 //!   as an exact decimal; `tostring(1.50)` is `'1.50'`, of an array its JSON text, of null

@@ -368,6 +368,19 @@ impl<'q> Parser<'q> {
                 Tok::Number => self.text(&t).parse::<u64>().ok(),
                 _ => None,
             };
+            let digits = self.text(&t).bytes().all(|b| b.is_ascii_digit());
+            if n.is_none() && t.tok == Tok::Number && digits {
+                return Err(QueryError::new(
+                    self.q,
+                    t.start,
+                    t.end,
+                    format!(
+                        "limit {} is too large (at most {})",
+                        self.text(&t),
+                        u64::MAX
+                    ),
+                ));
+            }
             let Some(n) = n else {
                 return self.fail(Expect::LimitCount);
             };
@@ -764,6 +777,14 @@ mod tests {
             (
                 "select x limit ten",
                 "expected a whole number after 'limit', found 'ten'",
+            ),
+            (
+                "select x limit 99999999999999999999999",
+                "limit 99999999999999999999999 is too large (at most 18446744073709551615)",
+            ),
+            (
+                "select x limit 1.5",
+                "expected a whole number after 'limit', found '1.5'",
             ),
             (
                 "select x y",
