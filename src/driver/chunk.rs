@@ -4,12 +4,16 @@
 //! (the last may end at the end of the data). [`scan`] is the per-chunk line loop, the one
 //! place that walks lines: it cuts at `\n`, drops a `\r` before it, skips blank lines, counts
 //! every line (for `file:line` numbers), and hands each other line to a [`LineStep`], which
-//! evaluates the query and appends its output to the chunk's [`ChunkOut`]. A prefilter that
-//! skips lines which cannot match belongs here, just before `step.step(..)`.
+//! evaluates the query and appends its output to the chunk's [`ChunkOut`]. With a prefilter
+//! ([`super::prefilter`]), the loop jumps from candidate line to candidate line: the lines in
+//! between provably cannot pass `where`, so they are only counted (`line_count` for `file:line`
+//! numbers, `skipped` for the statistics), never handed to the step, and never validated.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use ndq_query::{Accumulator, Value};
+
+use super::prefilter::{self, LineFilter};
 
 /// Cut `data` into slices of about `target` bytes ending at line boundaries. Concatenated,
 /// they are `data`; none is empty.
@@ -56,6 +60,8 @@ pub struct ChunkOut {
     pub hits: u64,
     /// Non-blank lines handed to the step.
     pub lines: u64,
+    /// Non-blank lines the prefilter ruled out (not handed to the step).
+    pub skipped: u64,
     /// Every line of the chunk, blank ones too (complete unless the chunk stopped early).
     pub line_count: u64,
     /// Bytes of the chunk looked at (all of it unless it stopped early).
@@ -94,14 +100,34 @@ pub struct Limits<'a> {
 /// How often (in lines) a chunk looks whether an earlier chunk made it unnecessary.
 const STOP_CHECK: u64 = 64;
 
-/// Run `step` over every line of `data`.
-pub fn scan<S: LineStep>(step: &mut S, data: &[u8], limits: &Limits<'_>) -> ChunkOut {
+/// Run `step` over every line of `data` (with `filter`: over every line it does not rule
+/// out).
+pub fn scan<S: LineStep>(
+    step: &mut S,
+    data: &[u8],
+    limits: &Limits<'_>,
+    filter: Option<&LineFilter<'_>>,
+) -> ChunkOut {
     let mut out = step.begin();
     if limits.rows == Some(0) || limits.stop.load(Ordering::Relaxed) < limits.index {
         return out;
     }
+    let mut search = filter.map(|f| f.search(data));
     let mut rest = data;
     while !rest.is_empty() {
+        if let Some(search) = &mut search {
+            let at = data.len() - rest.len();
+            let next = search.next_line(at).unwrap_or(data.len());
+            if next > at {
+                let (lines, filled) = prefilter::count_lines(&data[at..next]);
+                out.line_count += lines;
+                out.skipped += filled;
+                rest = &data[next..];
+                if rest.is_empty() {
+                    break;
+                }
+            }
+        }
         let (mut line, next) = match memchr::memchr(b'\n', rest) {
             Some(i) => (&rest[..i], &rest[i + 1..]),
             None => (rest, &rest[rest.len()..]),
@@ -146,7 +172,7 @@ pub fn scan<S: LineStep>(step: &mut S, data: &[u8], limits: &Limits<'_>) -> Chun
 }
 
 /// Blank: empty or only spaces and tabs (a `\r` before the `\n` is already gone).
-fn is_blank(line: &[u8]) -> bool {
+pub(super) fn is_blank(line: &[u8]) -> bool {
     line.iter().all(|&b| matches!(b, b' ' | b'\t' | b'\r'))
 }
 
@@ -172,6 +198,10 @@ pub mod tests {
             }
             Ok(())
         }
+    }
+
+    fn scan_all(step: &mut Fake, data: &[u8], limits: &Limits<'_>) -> ChunkOut {
+        scan(step, data, limits, None)
     }
 
     fn limits(stop: &AtomicUsize) -> Limits<'_> {
@@ -202,7 +232,7 @@ pub mod tests {
     fn lines_crlf_blank_and_last_line_without_newline() {
         let stop = AtomicUsize::new(usize::MAX);
         let data = b"{x hit}\r\n\n  \n{y}\n\r\n{z hit}";
-        let out = scan(&mut Fake, data, &limits(&stop));
+        let out = scan_all(&mut Fake, data, &limits(&stop));
         assert_eq!(out.buf, b"{x hit}\n{z hit}\n");
         assert_eq!(
             (out.lines, out.line_count, out.hits, out.rows),
@@ -215,7 +245,7 @@ pub mod tests {
     fn bad_lines_counted_with_first_line_number() {
         let stop = AtomicUsize::new(usize::MAX);
         let data = b"{a}\n\nnope\n{hit}\n[1]\n";
-        let out = scan(&mut Fake, data, &limits(&stop));
+        let out = scan_all(&mut Fake, data, &limits(&stop));
         assert_eq!(out.malformed, 2);
         assert_eq!(out.first_bad, Some((3, "bad nope".to_string())));
         assert_eq!(out.buf, b"{hit}\n");
@@ -226,7 +256,7 @@ pub mod tests {
             index: 4,
             ..limits(&stop)
         };
-        let out = scan(&mut Fake, data, &strict);
+        let out = scan_all(&mut Fake, data, &strict);
         assert_eq!(out.malformed, 1);
         assert_eq!(out.lines, 2, "stops at the bad line");
         assert_eq!(stop.load(Ordering::Relaxed), 4);
@@ -241,7 +271,7 @@ pub mod tests {
             index: 1,
             ..limits(&stop)
         };
-        let out = scan(&mut Fake, data, &capped);
+        let out = scan_all(&mut Fake, data, &capped);
         assert_eq!(out.buf, b"{hit 1}\n{hit 2}\n");
         assert_eq!(out.row_ends, [8, 16]);
         assert_eq!(out.lines, 3);
@@ -253,16 +283,16 @@ pub mod tests {
             index: 2,
             ..limits(&stop)
         };
-        assert_eq!(scan(&mut Fake, data, &later).lines, 0);
+        assert_eq!(scan_all(&mut Fake, data, &later).lines, 0);
         let earlier = Limits {
             index: 0,
             ..limits(&stop)
         };
-        assert_eq!(scan(&mut Fake, data, &earlier).lines, 4);
+        assert_eq!(scan_all(&mut Fake, data, &earlier).lines, 4);
         let zero = Limits {
             rows: Some(0),
             ..limits(&stop)
         };
-        assert_eq!(scan(&mut Fake, data, &zero).lines, 0);
+        assert_eq!(scan_all(&mut Fake, data, &zero).lines, 0);
     }
 }
