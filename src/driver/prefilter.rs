@@ -168,4 +168,6 @@ pub fn count_lines(region: &[u8]) -> (u64, u64) {
 }
 
 #[cfg(test)]
+mod difftest;
+#[cfg(test)]
 mod tests;
