@@ -9,8 +9,8 @@
 //! ```text
 //! raw  = the next occurrence of any raw literal at or after pos   (memmem for one literal,
 //!                                                                  aho-corasick for several)
-//! esc  = the next backslash at or after pos whose escape decodes to a character of some
-//!        literal                                                  (memchr, then decode it)
+//! esc  = the next escape at or after pos that decodes to a character of some literal
+//!        (memchr for a backslash, decode the escape there; the byte after it belongs to it)
 //! hit  = min(raw, esc); none: every line from pos on is ruled out
 //! line = the line around hit                                      (memrchr / memchr '\n')
 //! the line is a candidate when the formula needs any literal (a single literal, an `or` of
@@ -21,9 +21,11 @@
 //! byte of the chunk is looked at about once per search. The lines jumped over are only
 //! counted (newlines for `file:line` numbers, non-blank lines for the statistics).
 //!
-//! A candidate is a superset of the lines that match: every occurrence and every backslash
-//! lies inside one line (no raw literal holds a newline), and an escape is decoded from the
-//! bytes at its backslash exactly as [`ndq_query::Prefilter::escape_bits`] does per line.
+//! A candidate is a superset of the lines that match: every occurrence and every escape lies
+//! inside one line (no raw literal holds a newline; the walk over backslashes never pairs one
+//! with a newline, so it starts every line afresh, as the per-line walk does), and an escape
+//! is decoded from the bytes at its backslash exactly as
+//! [`ndq_query::Prefilter::escape_bits`] does per line.
 
 use aho_corasick::AhoCorasick;
 use memchr::memmem;
@@ -135,8 +137,10 @@ impl Search<'_> {
         }
     }
 
-    /// The first backslash at or after `from` whose escape decodes to a character of some
-    /// literal.
+    /// The first escape at or after `from` (a line start, or just after an escape) that
+    /// decodes to a character of some literal. Walks the backslashes as
+    /// [`ndq_query::escape_starts`] does in one line: each one pairs with the byte after it,
+    /// unless that byte ends the line.
     fn find_escape(&self, mut from: usize) -> usize {
         let data = self.data;
         while let Some(i) = memchr::memchr(b'\\', &data[from..]) {
@@ -144,7 +148,14 @@ impl Search<'_> {
             if self.filter.pre.escape_bits(&data[at..]) != 0 {
                 return at;
             }
-            from = at + 1;
+            from = if data.get(at + 1) == Some(&b'\n') {
+                at + 1
+            } else {
+                at + 2
+            };
+            if from >= data.len() {
+                break;
+            }
         }
         data.len()
     }

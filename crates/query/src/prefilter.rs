@@ -53,12 +53,17 @@
 //! out).
 //!
 //! [`Prefilter::escape_bits`] decodes the escape at one backslash and says which literals hold
-//! its character. The test looks at *every* backslash of the line, not only those that really
-//! start an escape (in `"a\\u0041"` the second backslash is a false start): the real escapes are
-//! among them, so the set of lines found is a superset, and a false candidate is only parsed,
-//! never wrongly skipped. Anything that is not a valid escape (`\x`, a bad `\u`, a lone
-//! surrogate) is taken to decode to U+FFFD *or* to the character after the backslash, which
-//! covers the scanner's decoder (U+FFFD) and any more lenient one.
+//! its character. The escapes are found by walking the line's backslashes left to right, each
+//! one taken as the start of an escape whose next byte belongs to it, so the walk goes on two
+//! bytes later ([`escape_starts`]): in `"eve\\admin"` the second backslash is the escaped
+//! character of the first, not an escape `\a`. From the start of a line this meets the start of
+//! every escape of every string: outside strings JSON has no backslash, and inside a string every
+//! scanner must pair a backslash with the byte after it to find the closing quote (the four hex
+//! digits of `\u` hold no backslash, so a walk that lands among them meets the next escape
+//! anyway). It may meet more (in a malformed line, a backslash outside a string), which only
+//! makes a line a candidate: parsed, never wrongly skipped. Anything that is not a valid escape
+//! (`\x`, a bad `\u`, a lone surrogate) is taken to decode to U+FFFD *or* to the character after
+//! the backslash, which covers the scanner's decoder (U+FFFD) and any more lenient one.
 //!
 //! The formula is then evaluated per line over these facts ([`Prefilter::eval`]): bit `i` of
 //! the line's bits is set when literal `i` may be in it.
@@ -194,8 +199,9 @@ impl Prefilter {
                 Some(cp) => char::from_u32(cp).unwrap_or(BAD),
                 None => BAD,
             },
+            // A newline ends the line: nothing after the backslash, as at the end of `at`.
+            Some(b'\n') | None => BAD,
             Some(_) => return self.char_bits(BAD) | self.char_bits(first_char(&at[1..])),
-            None => BAD,
         };
         self.char_bits(c)
     }
@@ -210,7 +216,7 @@ impl Prefilter {
                 bits |= 1 << i;
             }
         }
-        for at in memchr::memchr_iter(b'\\', line) {
+        for at in escape_starts(line) {
             bits |= self.escape_bits(&line[at..]);
         }
         bits
@@ -280,6 +286,17 @@ impl fmt::Display for Prefilter {
         }
         show(self, &self.formula, true, f)
     }
+}
+
+/// The positions of the escapes of `line` (no newline in it): each backslash, walking left to
+/// right, starts an escape and the byte after it belongs to that escape (see the module docs).
+pub fn escape_starts(line: &[u8]) -> impl Iterator<Item = usize> + '_ {
+    let mut from = 0;
+    std::iter::from_fn(move || {
+        let at = from + memchr::memchr(b'\\', line.get(from..)?)?;
+        from = at + 2;
+        Some(at)
+    })
 }
 
 /// Whether `literal` can be in a line's raw bytes as itself (see [`Prefilter::raw_literals`]).

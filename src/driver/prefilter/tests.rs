@@ -67,6 +67,7 @@ const PIECES: &[&str] = &[
     "/api/customers",
     r"\/api\/customers",
     r"\u002fapi/customers",
+    "u002f",
     "/api/orders",
     "GET",
     r"\u0047ET",

@@ -196,6 +196,16 @@ fn more_literals_than_bits_give_no_prefilter() {
 }
 
 #[test]
+fn escapes_pair_each_backslash_with_the_next_byte() {
+    let starts = |s: &[u8]| escape_starts(s).collect::<Vec<_>>();
+    assert_eq!(starts(br"a\\b\nc"), [1, 4]);
+    assert_eq!(starts(br"\\\\"), [0, 2]);
+    assert_eq!(starts(br"\\\"), [0, 2]);
+    assert_eq!(starts(br"\u005c\u0041"), [0, 6]);
+    assert_eq!(starts(b"none"), Vec::<usize>::new());
+}
+
+#[test]
 fn whole_chars_drops_cut_characters() {
     assert_eq!(whole_chars("é".as_bytes()), Some("é"));
     assert_eq!(whole_chars(&"aé".as_bytes()[..2]), Some("a"));
@@ -272,10 +282,12 @@ fn unrelated_escapes_and_absent_literals_are_ruled_out() {
     ] {
         assert!(!p.may_match(line.as_bytes()), "{line}");
     }
-    // A false start (`\\u0061` is a backslash and `u0061`) is a candidate: scanned, not
-    // skipped, never wrong.
+    // `\\u0061` is an escaped backslash and `u0061`, `eve\\admin` holds no escape `\a`.
     let a = prefilter("where contains(Message, 'a')");
-    assert!(a.may_match(br#"{"M":"\\u0061"}"#));
+    assert!(!a.may_match(br#"{"M":"\\u0061"}"#));
+    assert!(a.may_match(br#"{"M":"\\\u0061"}"#));
+    assert!(!p.may_match(br#"{"Message":"GET /api/orders for eve\\admin"}"#));
+    assert!(p.may_match(br#"{"Message":"GET \\\/api\/customers"}"#));
 }
 
 #[test]
@@ -302,6 +314,8 @@ const PIECES: &[&str] = &[
     r"\u002f",
     r"\u002F",
     r"\u0061",
+    "u0061",
+    "u002f",
     "a",
     "p",
     r#"\""#,
