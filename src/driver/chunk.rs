@@ -7,7 +7,9 @@
 //! evaluates the query and appends its output to the chunk's [`ChunkOut`]. With a prefilter
 //! ([`super::prefilter`]), the loop jumps from candidate line to candidate line: the lines in
 //! between provably cannot pass `where`, so they are only counted (`line_count` for `file:line`
-//! numbers, `skipped` for the statistics), never handed to the step, and never validated.
+//! numbers, `skipped` for the statistics), never handed to the step, and never validated. A
+//! chunk where the prefilter rules out too few lines scans its rest without it
+//! ([`PREFILTER_CHECK`]).
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -100,6 +102,11 @@ pub struct Limits<'a> {
 /// How often (in lines) a chunk looks whether an earlier chunk made it unnecessary.
 const STOP_CHECK: u64 = 64;
 
+/// How often (in lines handed to the step) a chunk looks whether its prefilter pays: when it
+/// has ruled out fewer than one line in nine, the searches only add work to every line, so the
+/// rest of the chunk is scanned without them (the result is the same either way).
+const PREFILTER_CHECK: u64 = 256;
+
 /// Run `step` over every line of `data` (with `filter`: over every line it does not rule
 /// out).
 pub fn scan<S: LineStep>(
@@ -115,6 +122,13 @@ pub fn scan<S: LineStep>(
     let mut search = filter.map(|f| f.search(data));
     let mut rest = data;
     while !rest.is_empty() {
+        if search.is_some()
+            && out.lines > 0
+            && out.lines.is_multiple_of(PREFILTER_CHECK)
+            && out.skipped * 8 < out.lines
+        {
+            search = None;
+        }
         if let Some(search) = &mut search {
             let at = data.len() - rest.len();
             let next = search.next_line(at).unwrap_or(data.len());
@@ -211,6 +225,36 @@ pub mod tests {
             stop,
             index: 0,
         }
+    }
+
+    #[test]
+    fn prefilter_skips_lines_and_gives_up_where_it_rules_out_too_little() {
+        let plan = ndq_query::Plan::compile("where contains(x, 'hit')").unwrap();
+        let filter = LineFilter::new(plan.prefilter().unwrap()).unwrap();
+        let stop = AtomicUsize::new(usize::MAX);
+        let lines = |n: usize, text: &str| text.repeat(n).into_bytes();
+        let run = |data: &[u8]| scan(&mut Fake, data, &limits(&stop), Some(&filter));
+
+        // Half the lines ruled out: the prefilter stays on to the end.
+        let mixed = lines(300, "{hit}\n{no}\n");
+        let out = run(&mixed);
+        assert_eq!((out.lines, out.skipped, out.hits), (300, 300, 300));
+        assert_eq!(out.line_count, 600);
+        assert_eq!(out.buf, lines(300, "{hit}\n"));
+
+        // Nothing ruled out in the first 256 lines: the rest is scanned without it.
+        let dense = [lines(300, "{hit}\n"), lines(100, "{no}\n\n")].concat();
+        let out = run(&dense);
+        assert_eq!((out.lines, out.skipped, out.hits), (400, 0, 300));
+        assert_eq!(out.line_count, 500);
+
+        // Lines ruled out are not validated; line numbers still count them.
+        let bad = b"{no}\nbad\n\n{hit}\nworse hit\n";
+        let out = run(bad);
+        assert_eq!((out.lines, out.skipped, out.malformed), (2, 2, 1));
+        assert_eq!(out.line_count, 5);
+        assert_eq!(out.first_bad, Some((5, "bad worse hit".to_string())));
+        assert_eq!(out.buf, b"{hit}\n");
     }
 
     #[test]

@@ -2,8 +2,9 @@
 //! project's test suites (the query crate's table and prefilter tests, the integration tests,
 //! the golden cases, `testdata/cases.txt`) plus a list covering each rule, over the sample and
 //! over the same events spelled with every kind of escape, with CRLF and blank lines, a last
-//! line without newline, one line per chunk and odd chunk sizes, 1 and 2 threads. Output bytes
-//! and hits must be identical; the lines scanned plus the lines ruled out must be every line.
+//! line without newline, one line per chunk, odd chunk sizes and one chunk for everything,
+//! 1 and 2 threads. Output bytes and hits must be identical; the lines scanned plus the lines
+//! ruled out must be every line.
 
 use std::path::{Path, PathBuf};
 
@@ -405,10 +406,13 @@ fn prefilter_on_and_off_agree_on_every_query_of_the_suites() {
     let path = dir.path().join("corpus.ndjson");
     std::fs::write(&path, corpus()).expect("write");
     let inputs = Inputs::open(&[path]).expect("open");
+    // Default chunks, one line per chunk, odd sizes, and one chunk for the whole corpus
+    // (where a query that rules out too few lines turns its prefilter off midway).
     let ways = [
         options(2, None, true),
         options(1, Some(1), true),
         options(2, Some(700), true),
+        options(1, Some(1 << 30), true),
     ];
     let mut skipping = 0;
     for (query, plan) in &queries {
