@@ -3,7 +3,7 @@
 //! it. A line the test rules out cannot make `where` true, so the CLI skips it without parsing
 //! it; results never change.
 //!
-//! # Derivation ([`derive`])
+//! # Derivation ([`derive()`])
 //!
 //! `where` keeps a line only when its condition is `true` (three-valued logic). Each condition
 //! gives a necessary condition for being `true`, as a formula of literals "the decoded value of
