@@ -23,7 +23,12 @@ Lines that are not JSON objects are skipped, counted, and reported once at the e
 first FILE:LINE (`--strict` makes the first one an error). Blank lines, CRLF line ends and a
 UTF-8 byte-order mark are fine.
 
+A query whose `where` needs some text (`match(Message, '/api/customers')`, `@l = 'Error'`)
+skips the lines that cannot contain it, in any JSON spelling, without parsing them; such lines
+are not validated either. `--strict` validates every line (and so skips none).
+
 Environment: NDQ_SCANNER=auto|scalar|avx2 pins the JSON scanner (auto by default);
+NDQ_PREFILTER=off turns the skipping of lines off (for comparisons; on by default);
 NO_COLOR turns colour off in the progress bar.
 
 Exit status:
@@ -60,7 +65,8 @@ pub struct Args {
 
     /// Make the first line that is not a JSON object an error (exit 1).
     ///
-    /// Without it such lines are skipped and counted, with one warning at the end.
+    /// Without it such lines are skipped and counted, with one warning at the end. With it
+    /// every line is validated, so no line is skipped by the literal prefilter either.
     #[arg(long)]
     pub strict: bool,
 
@@ -84,6 +90,11 @@ pub struct Args {
     /// Evaluation engine: the lazy scanner, or serde_json per line (the baseline).
     #[arg(long, value_enum, default_value_t = EngineArg::Lazy, hide = true)]
     pub engine: EngineArg,
+
+    /// Parse every line, even those the literal prefilter rules out (for tests and
+    /// comparisons; the same as NDQ_PREFILTER=off).
+    #[arg(long, hide = true)]
+    pub no_prefilter: bool,
 }
 
 /// `-o/--output`.
@@ -209,8 +220,11 @@ mod tests {
             parse(&["--engine", "serde", "q"]).unwrap().engine,
             EngineArg::Serde
         );
+        assert!(!parse(&["q"]).unwrap().no_prefilter);
+        assert!(parse(&["--no-prefilter", "q"]).unwrap().no_prefilter);
         let help = Args::command().render_long_help().to_string();
         assert!(!help.contains("--scanner") && !help.contains("--engine"));
+        assert!(!help.contains("--no-prefilter") && help.contains("NDQ_PREFILTER=off"));
         assert!(help.contains("Exit status:"));
     }
 }

@@ -1,6 +1,6 @@
 //! The resolved configuration of a run: [`crate::cli::Args`] plus everything probed from the
-//! environment (whether stdout and stderr are terminals, `NO_COLOR`, `NDQ_SCANNER`, the number
-//! of cores, the CPU's AVX2). All probing happens here, once; the rest of the program takes a
+//! environment (whether stdout and stderr are terminals, `NO_COLOR`, `NDQ_SCANNER`,
+//! `NDQ_PREFILTER`, the number of cores, the CPU's AVX2). All probing happens here, once; the rest of the program takes a
 //! [`Config`].
 
 use std::path::PathBuf;
@@ -24,6 +24,8 @@ pub struct Env {
     pub term: Option<String>,
     /// `NDQ_SCANNER`.
     pub scanner: Option<String>,
+    /// `NDQ_PREFILTER`.
+    pub prefilter: Option<String>,
     /// Cores available.
     pub cores: usize,
 }
@@ -39,6 +41,7 @@ impl Env {
             no_color: var("NO_COLOR"),
             term: var("TERM"),
             scanner: var("NDQ_SCANNER"),
+            prefilter: var("NDQ_PREFILTER"),
             cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
         }
     }
@@ -61,6 +64,10 @@ pub struct Config {
     pub engine: Engine,
     /// `--strict`.
     pub strict: bool,
+    /// Skip the lines the literal prefilter rules out (off with `--no-prefilter` or
+    /// `NDQ_PREFILTER=off`; the driver also leaves it off under `--strict` and for the serde
+    /// engine).
+    pub prefilter: bool,
     /// `--stats`.
     pub stats: bool,
     /// Whether a progress bar may be shown (stderr is a terminal and no `--no-progress`).
@@ -100,10 +107,22 @@ impl Config {
                 EngineArg::Serde => Engine::Serde,
             },
             strict: args.strict,
+            prefilter: !args.no_prefilter && prefilter(env.prefilter.as_deref())?,
             stats: args.stats,
             progress: env.stderr_tty && !args.no_progress,
             color,
         })
+    }
+}
+
+/// `NDQ_PREFILTER`: `on` (or unset, or empty) or `off`.
+pub fn prefilter(value: Option<&str>) -> Result<bool, String> {
+    match value {
+        None | Some("" | "on") => Ok(true),
+        Some("off") => Ok(false),
+        Some(other) => Err(format!(
+            "NDQ_PREFILTER: unknown value '{other}' (expected on or off)"
+        )),
     }
 }
 
@@ -217,6 +236,29 @@ mod tests {
             ..tty
         };
         assert!(!config(&["q"], &dumb).unwrap().color);
+    }
+
+    #[test]
+    fn prefilter_on_unless_turned_off() {
+        assert!(config(&["q"], &env()).unwrap().prefilter);
+        assert!(!config(&["--no-prefilter", "q"], &env()).unwrap().prefilter);
+        let with = |v: &str| Env {
+            prefilter: Some(v.into()),
+            ..env()
+        };
+        assert!(config(&["q"], &with("on")).unwrap().prefilter);
+        assert!(config(&["q"], &with("")).unwrap().prefilter);
+        assert!(!config(&["q"], &with("off")).unwrap().prefilter);
+        assert!(
+            !config(&["--no-prefilter", "q"], &with("on"))
+                .unwrap()
+                .prefilter
+        );
+        let err = config(&["q"], &with("maybe")).unwrap_err();
+        assert!(
+            err.contains("NDQ_PREFILTER") && err.contains("maybe"),
+            "{err}"
+        );
     }
 
     #[test]

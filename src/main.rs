@@ -90,6 +90,7 @@ fn run(args: cli::Args) -> Result<(), Failure> {
         scanner: config.scanner,
         engine: config.engine,
         strict: config.strict,
+        prefilter: config.prefilter,
         progress: config.progress,
         color: config.color,
         ..driver::RunOptions::default()

@@ -603,3 +603,80 @@ fn issue_4_select_star_order_by_writes_whole_lines() {
         out.stdout_is("{\"n\":3,\"s\":\"c\\u0041\"}\n{\"n\":2, \"s\":\"b\"}\n");
     }
 }
+
+#[test]
+fn issue_6_prefilter_scans_fewer_lines_with_identical_output() {
+    let query = "select Message, RequestPath where match(Message, '/api/customers')";
+    let run = |prefilter: &str, flags: &[&str]| {
+        let mut args = vec!["--stats"];
+        args.extend_from_slice(flags);
+        args.push(query);
+        ndq(&args)
+            .path(&sample())
+            .env("NDQ_PREFILTER", prefilter)
+            .run()
+    };
+    let on = run("on", &[]);
+    let off = run("off", &[]);
+    on.status(0);
+    off.status(0);
+    assert!(
+        on.stdout() == off.stdout() && on.stdout().lines().count() > 10,
+        "stdout differs or is nearly empty:{on}{off}"
+    );
+    let events = sample_events().len() as u64;
+    let (scanned_on, hits_on, bad_on, bytes_on) = on.stats();
+    let (scanned_off, hits_off, bad_off, bytes_off) = off.stats();
+    assert_eq!(scanned_off, events, "{off}");
+    assert!(scanned_on < scanned_off / 2, "scanned {scanned_on}:{on}");
+    assert_eq!(
+        (hits_on, bad_on, bytes_on),
+        (hits_off, bad_off, bytes_off),
+        "{on}"
+    );
+    on.stderr_has(&format!(
+        ", {} lines ruled out by the prefilter",
+        scanned_off - scanned_on
+    ));
+    assert!(!off.stderr().contains("ruled out"), "{off}");
+    // --strict validates every line, --no-prefilter parses every line.
+    for flag in ["--strict", "--no-prefilter"] {
+        let every = run("on", &[flag]);
+        every.status(0).stdout_is(off.stdout());
+        assert_eq!(every.stats().0, events, "{every}");
+    }
+    ndq(&[query])
+        .path(&sample())
+        .env("NDQ_PREFILTER", "maybe")
+        .run()
+        .status(2)
+        .stderr_is("ndq: error: NDQ_PREFILTER: unknown value 'maybe' (expected on or off)\n");
+}
+
+#[test]
+fn issue_6_prefilter_keeps_lines_that_spell_the_literal_with_escapes() {
+    let f = Fixture::new();
+    let lines = [
+        r#"{"Message":"GET /api/customers/1","n":1}"#,
+        r#"{"Message":"GET \/api\/customers\/2","n":2}"#,
+        r#"{"Message":"GET /api/orders/3\n\tcaf\u00e9 \"x\"","n":3}"#,
+        r#"{"Message":"GET \u002fapi\u002Fcustomers/4","n":4}"#,
+        r#"{"Message":"GET /\u0061pi/customers/5","n":5}"#,
+        r#"{"Message":"GET /api/invoices/6","n":6}"#,
+    ];
+    let input = f.write("e.ndjson", lines.join("\r\n"));
+    for prefilter in ["on", "off"] {
+        let out = ndq(&["--stats", "select n where match(Message, '/api/customers')"])
+            .path(&input)
+            .env("NDQ_PREFILTER", prefilter)
+            .run();
+        out.status(0)
+            .stdout_is("{\"n\":1}\n{\"n\":2}\n{\"n\":4}\n{\"n\":5}\n");
+        let scanned = if prefilter == "on" { 4 } else { 6 };
+        assert_eq!(
+            out.stats(),
+            (scanned, 4, 0, input.metadata().unwrap().len()),
+            "{out}"
+        );
+    }
+}

@@ -10,7 +10,9 @@
 //! the events, then each case runs `warmup + runs` times per engine through the same parallel
 //! driver as `ndq` itself, its output formatted as JSON into a sink: formatting is counted,
 //! terminal writes are not. The `serde` engine is the baseline: every line parsed completely
-//! with `serde_json` into a `Value` and the same query run on it.
+//! with `serde_json` into a `Value` and the same query run on it. The `lazy` engine skips the
+//! lines its literal prefilter rules out, as `ndq` does (`NDQ_PREFILTER=off` turns that off);
+//! they still count as events, so both engines report the same events.
 //!
 //! Streams: the table (or JSON, Markdown) is the result and goes to stdout; the summary of
 //! what was loaded, the one line per finished case and the progress bar (only when stderr is
@@ -61,6 +63,9 @@ Columns: pNN (+/-) is the run time at the percentile (nearest rank), + the slowe
 it, - it minus the fastest; tp (events), tp (hits), tp (data) are events, matched events and
 input bytes per second at that time (K, M, G and KB, MB, GB are powers of 1000); hits is the
 share of events that matched `where`; speed-up (--engine all) is serde's time over lazy's.
+
+Environment: NDQ_PREFILTER=off makes the lazy engine parse every line (the literal prefilter
+is on by default, as in ndq itself).
 
 Examples:
   ndq bench --cases testdata/cases.txt testdata/sample.ndjson
@@ -208,6 +213,8 @@ fn run(args: &BenchArgs) -> Result<(), Failure> {
         Some(n) => n as usize,
         None => std::thread::available_parallelism().map_or(1, |n| n.get()),
     };
+    let prefilter = crate::config::prefilter(std::env::var("NDQ_PREFILTER").ok().as_deref())
+        .map_err(|m| Failure::Usage(vec![m]))?;
 
     let cases_name = args.cases.display().to_string();
     let text =
@@ -220,7 +227,7 @@ fn run(args: &BenchArgs) -> Result<(), Failure> {
         .map_err(Failure::Usage)?;
 
     let engines = args.engine.engines();
-    let mut exec = exec::DriverExecutor::open(&args.inputs, plans, scanner, threads)?;
+    let mut exec = exec::DriverExecutor::open(&args.inputs, plans, scanner, threads, prefilter)?;
     if let Some(name) = exec.unrepeatable() {
         return Err(Failure::Usage(vec![format!(
             "{name}: ndq bench reads its inputs once per run; standard input and pipes \
@@ -234,6 +241,7 @@ fn run(args: &BenchArgs) -> Result<(), Failure> {
         warmup: args.warmup as usize,
         scanner: scanner.name().to_string(),
         threads,
+        prefilter,
     };
     let stderr_tty = io::stderr().is_terminal();
     eprint!(
@@ -314,7 +322,7 @@ fn summary(
          ndq: bench: value data  {} bytes ({})\n\
          ndq: bench: cases       {cases} from {cases_name}\n\
          ndq: bench: runs        {} per case and engine, {warmup}; {} (nearest rank)\n\
-         ndq: bench: engine      {}; scanner {}; {} thread{}\n",
+         ndq: bench: engine      {}; scanner {}; {} thread{}; prefilter {}\n",
         names.join(", "),
         grouped(loaded.events),
         grouped(loaded.bytes),
@@ -325,6 +333,7 @@ fn summary(
         setup.scanner,
         setup.threads,
         if setup.threads == 1 { "" } else { "s" },
+        if setup.prefilter { "on" } else { "off" },
     )
 }
 
@@ -428,6 +437,7 @@ mod tests {
             warmup: 1,
             scanner: "avx2".into(),
             threads: 2,
+            prefilter: true,
         };
         let loaded = Loaded {
             events: 1_045_123,
@@ -449,11 +459,12 @@ mod tests {
              ndq: bench: value data  1,073,742,583 bytes (1.07 GB)\n\
              ndq: bench: cases       5 from testdata/cases.txt\n\
              ndq: bench: runs        5 per case and engine, after 1 warm-up; p90 (nearest rank)\n\
-             ndq: bench: engine      lazy and serde; scanner avx2; 2 threads\n"
+             ndq: bench: engine      lazy and serde; scanner avx2; 2 threads; prefilter on\n"
         );
         let one = Setup {
             warmup: 0,
             threads: 1,
+            prefilter: false,
             ..setup
         };
         let text = summary(
@@ -475,7 +486,7 @@ mod tests {
              ndq: bench: value data  999 bytes (999 B)\n\
              ndq: bench: cases       1 from c.txt\n\
              ndq: bench: runs        5 per case and engine, no warm-up; p90 (nearest rank)\n\
-             ndq: bench: engine      lazy; scanner avx2; 1 thread\n"
+             ndq: bench: engine      lazy; scanner avx2; 1 thread; prefilter off\n"
         );
     }
 

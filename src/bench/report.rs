@@ -62,6 +62,9 @@ pub struct Setup {
     pub scanner: String,
     /// Worker threads.
     pub threads: usize,
+    /// Whether the lazy engine skipped the lines the literal prefilter rules out
+    /// (`NDQ_PREFILTER=off` turns it off; the serde baseline never skips).
+    pub prefilter: bool,
 }
 
 #[derive(Clone, Copy, PartialEq)]
@@ -240,6 +243,7 @@ pub fn json(setup: &Setup, cases: &[CaseResult]) -> String {
             "warmup": setup.warmup,
             "scanner": setup.scanner,
             "threads": setup.threads,
+            "prefilter": setup.prefilter,
         });
         if let Some(map) = obj.as_object_mut() {
             for (engine, f) in &case.results {
@@ -269,6 +273,7 @@ mod tests {
             warmup: 1,
             scanner: "avx2".into(),
             threads: 2,
+            prefilter: true,
         }
     }
 
@@ -390,6 +395,7 @@ mod tests {
             (&v["scanner"], v["threads"].as_u64()),
             (&json!("avx2"), Some(2))
         );
+        assert_eq!(v["prefilter"], json!(true));
         let lazy = &v["lazy"];
         let runs: Vec<u64> = lazy["runs_ns"]
             .as_array()

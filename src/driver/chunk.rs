@@ -4,12 +4,18 @@
 //! (the last may end at the end of the data). [`scan`] is the per-chunk line loop, the one
 //! place that walks lines: it cuts at `\n`, drops a `\r` before it, skips blank lines, counts
 //! every line (for `file:line` numbers), and hands each other line to a [`LineStep`], which
-//! evaluates the query and appends its output to the chunk's [`ChunkOut`]. A prefilter that
-//! skips lines which cannot match belongs here, just before `step.step(..)`.
+//! evaluates the query and appends its output to the chunk's [`ChunkOut`]. With a prefilter
+//! ([`super::prefilter`]), the loop jumps from candidate line to candidate line: the lines in
+//! between provably cannot pass `where`, so they are only counted (`line_count` for `file:line`
+//! numbers, `skipped` for the statistics), never handed to the step, and never validated. A
+//! chunk where the prefilter rules out too few lines scans its rest without it
+//! ([`PREFILTER_CHECK`]).
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use ndq_query::{Accumulator, Value};
+
+use super::prefilter::{self, LineFilter};
 
 /// Cut `data` into slices of about `target` bytes ending at line boundaries. Concatenated,
 /// they are `data`; none is empty.
@@ -56,6 +62,8 @@ pub struct ChunkOut {
     pub hits: u64,
     /// Non-blank lines handed to the step.
     pub lines: u64,
+    /// Non-blank lines the prefilter ruled out (not handed to the step).
+    pub skipped: u64,
     /// Every line of the chunk, blank ones too (complete unless the chunk stopped early).
     pub line_count: u64,
     /// Bytes of the chunk looked at (all of it unless it stopped early).
@@ -94,14 +102,46 @@ pub struct Limits<'a> {
 /// How often (in lines) a chunk looks whether an earlier chunk made it unnecessary.
 const STOP_CHECK: u64 = 64;
 
-/// Run `step` over every line of `data`.
-pub fn scan<S: LineStep>(step: &mut S, data: &[u8], limits: &Limits<'_>) -> ChunkOut {
+/// How often (in lines handed to the step) a chunk looks whether its prefilter pays: when it
+/// has ruled out fewer than one line in nine, the searches only add work to every line, so the
+/// rest of the chunk is scanned without them (the result is the same either way).
+const PREFILTER_CHECK: u64 = 256;
+
+/// Run `step` over every line of `data` (with `filter`: over every line it does not rule
+/// out).
+pub fn scan<S: LineStep>(
+    step: &mut S,
+    data: &[u8],
+    limits: &Limits<'_>,
+    filter: Option<&LineFilter<'_>>,
+) -> ChunkOut {
     let mut out = step.begin();
     if limits.rows == Some(0) || limits.stop.load(Ordering::Relaxed) < limits.index {
         return out;
     }
+    let mut search = filter.map(|f| f.search(data));
     let mut rest = data;
     while !rest.is_empty() {
+        if search.is_some()
+            && out.lines > 0
+            && out.lines.is_multiple_of(PREFILTER_CHECK)
+            && out.skipped * 8 < out.lines
+        {
+            search = None;
+        }
+        if let Some(search) = &mut search {
+            let at = data.len() - rest.len();
+            let next = search.next_line(at).unwrap_or(data.len());
+            if next > at {
+                let (lines, filled) = prefilter::count_lines(&data[at..next]);
+                out.line_count += lines;
+                out.skipped += filled;
+                rest = &data[next..];
+                if rest.is_empty() {
+                    break;
+                }
+            }
+        }
         let (mut line, next) = match memchr::memchr(b'\n', rest) {
             Some(i) => (&rest[..i], &rest[i + 1..]),
             None => (rest, &rest[rest.len()..]),
@@ -146,7 +186,7 @@ pub fn scan<S: LineStep>(step: &mut S, data: &[u8], limits: &Limits<'_>) -> Chun
 }
 
 /// Blank: empty or only spaces and tabs (a `\r` before the `\n` is already gone).
-fn is_blank(line: &[u8]) -> bool {
+pub(super) fn is_blank(line: &[u8]) -> bool {
     line.iter().all(|&b| matches!(b, b' ' | b'\t' | b'\r'))
 }
 
@@ -174,6 +214,10 @@ pub mod tests {
         }
     }
 
+    fn scan_all(step: &mut Fake, data: &[u8], limits: &Limits<'_>) -> ChunkOut {
+        scan(step, data, limits, None)
+    }
+
     fn limits(stop: &AtomicUsize) -> Limits<'_> {
         Limits {
             rows: None,
@@ -181,6 +225,36 @@ pub mod tests {
             stop,
             index: 0,
         }
+    }
+
+    #[test]
+    fn prefilter_skips_lines_and_gives_up_where_it_rules_out_too_little() {
+        let plan = ndq_query::Plan::compile("where contains(x, 'hit')").unwrap();
+        let filter = LineFilter::new(plan.prefilter().unwrap()).unwrap();
+        let stop = AtomicUsize::new(usize::MAX);
+        let lines = |n: usize, text: &str| text.repeat(n).into_bytes();
+        let run = |data: &[u8]| scan(&mut Fake, data, &limits(&stop), Some(&filter));
+
+        // Half the lines ruled out: the prefilter stays on to the end.
+        let mixed = lines(300, "{hit}\n{no}\n");
+        let out = run(&mixed);
+        assert_eq!((out.lines, out.skipped, out.hits), (300, 300, 300));
+        assert_eq!(out.line_count, 600);
+        assert_eq!(out.buf, lines(300, "{hit}\n"));
+
+        // Nothing ruled out in the first 256 lines: the rest is scanned without it.
+        let dense = [lines(300, "{hit}\n"), lines(100, "{no}\n\n")].concat();
+        let out = run(&dense);
+        assert_eq!((out.lines, out.skipped, out.hits), (400, 0, 300));
+        assert_eq!(out.line_count, 500);
+
+        // Lines ruled out are not validated; line numbers still count them.
+        let bad = b"{no}\nbad\n\n{hit}\nworse hit\n";
+        let out = run(bad);
+        assert_eq!((out.lines, out.skipped, out.malformed), (2, 2, 1));
+        assert_eq!(out.line_count, 5);
+        assert_eq!(out.first_bad, Some((5, "bad worse hit".to_string())));
+        assert_eq!(out.buf, b"{hit}\n");
     }
 
     #[test]
@@ -202,7 +276,7 @@ pub mod tests {
     fn lines_crlf_blank_and_last_line_without_newline() {
         let stop = AtomicUsize::new(usize::MAX);
         let data = b"{x hit}\r\n\n  \n{y}\n\r\n{z hit}";
-        let out = scan(&mut Fake, data, &limits(&stop));
+        let out = scan_all(&mut Fake, data, &limits(&stop));
         assert_eq!(out.buf, b"{x hit}\n{z hit}\n");
         assert_eq!(
             (out.lines, out.line_count, out.hits, out.rows),
@@ -215,7 +289,7 @@ pub mod tests {
     fn bad_lines_counted_with_first_line_number() {
         let stop = AtomicUsize::new(usize::MAX);
         let data = b"{a}\n\nnope\n{hit}\n[1]\n";
-        let out = scan(&mut Fake, data, &limits(&stop));
+        let out = scan_all(&mut Fake, data, &limits(&stop));
         assert_eq!(out.malformed, 2);
         assert_eq!(out.first_bad, Some((3, "bad nope".to_string())));
         assert_eq!(out.buf, b"{hit}\n");
@@ -226,7 +300,7 @@ pub mod tests {
             index: 4,
             ..limits(&stop)
         };
-        let out = scan(&mut Fake, data, &strict);
+        let out = scan_all(&mut Fake, data, &strict);
         assert_eq!(out.malformed, 1);
         assert_eq!(out.lines, 2, "stops at the bad line");
         assert_eq!(stop.load(Ordering::Relaxed), 4);
@@ -241,7 +315,7 @@ pub mod tests {
             index: 1,
             ..limits(&stop)
         };
-        let out = scan(&mut Fake, data, &capped);
+        let out = scan_all(&mut Fake, data, &capped);
         assert_eq!(out.buf, b"{hit 1}\n{hit 2}\n");
         assert_eq!(out.row_ends, [8, 16]);
         assert_eq!(out.lines, 3);
@@ -253,16 +327,16 @@ pub mod tests {
             index: 2,
             ..limits(&stop)
         };
-        assert_eq!(scan(&mut Fake, data, &later).lines, 0);
+        assert_eq!(scan_all(&mut Fake, data, &later).lines, 0);
         let earlier = Limits {
             index: 0,
             ..limits(&stop)
         };
-        assert_eq!(scan(&mut Fake, data, &earlier).lines, 4);
+        assert_eq!(scan_all(&mut Fake, data, &earlier).lines, 4);
         let zero = Limits {
             rows: Some(0),
             ..limits(&stop)
         };
-        assert_eq!(scan(&mut Fake, data, &zero).lines, 0);
+        assert_eq!(scan_all(&mut Fake, data, &zero).lines, 0);
     }
 }

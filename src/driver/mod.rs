@@ -37,6 +37,7 @@
 //! line reported is the same with any number of threads and any chunk size.
 
 pub mod chunk;
+pub mod prefilter;
 pub mod progress;
 pub mod step;
 
@@ -59,6 +60,7 @@ use crate::messages::{BadLine, BadLines, Position};
 pub use crate::output::Format;
 use crate::output::{self, RowWriter};
 use chunk::{ChunkOut, Limits, LineStep};
+use prefilter::LineFilter;
 use progress::Progress;
 
 /// How lines are evaluated.
@@ -90,6 +92,9 @@ pub struct RunOptions {
     pub chunk_size: Option<usize>,
     /// Bytes per mapped window and per stream block.
     pub window: usize,
+    /// Skip the lines that the query's literal prefilter rules out (lazy engine only, never
+    /// with `strict`: a skipped line is not validated).
+    pub prefilter: bool,
 }
 
 /// Default bytes per mapped window / stream block.
@@ -106,6 +111,7 @@ impl Default for RunOptions {
             color: false,
             chunk_size: None,
             window: WINDOW,
+            prefilter: true,
         }
     }
 }
@@ -113,9 +119,12 @@ impl Default for RunOptions {
 /// What a run saw.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Stats {
-    /// Non-blank lines scanned (every line read that was not blank; with an early stop, only
-    /// those actually looked at).
+    /// Non-blank lines scanned (every line read that was not blank and not ruled out by the
+    /// prefilter; with an early stop, only those actually looked at).
     pub lines: u64,
+    /// Non-blank lines the prefilter ruled out: never parsed nor validated. `lines + skipped`
+    /// is every non-blank line read.
+    pub skipped: u64,
     /// Lines that passed `where`.
     pub hits: u64,
     /// Lines that are not JSON objects.
@@ -132,7 +141,8 @@ pub struct Stats {
 }
 
 impl Stats {
-    /// The `--stats` line (without the `ndq: ` prefix).
+    /// The `--stats` line (without the `ndq: ` prefix); the lines the prefilter ruled out
+    /// come last, when there are any.
     pub fn line(&self) -> String {
         let secs = self.elapsed.as_secs_f64();
         let rate = if secs > 0.0 {
@@ -140,10 +150,17 @@ impl Stats {
         } else {
             0.0
         };
-        format!(
+        let mut line = format!(
             "stats: {} lines scanned, {} hits, {} malformed, {} bytes, {:.3} s, {:.1} MB/s",
             self.lines, self.hits, self.malformed, self.bytes, secs, rate
-        )
+        );
+        if self.skipped > 0 {
+            line.push_str(&format!(
+                ", {} lines ruled out by the prefilter",
+                self.skipped
+            ));
+        }
+        line
     }
 }
 
@@ -172,9 +189,16 @@ pub fn run(
     let writer = RowWriter::new(format, plan.columns());
     let table_rows = mode == Mode::Table;
     let make = || step::PlanStep::new(plan, opts, &writer, table_rows);
+    // Only the lazy engine skips lines (the serde engine is the baseline that parses every
+    // line), and never under --strict, where every line must be validated.
+    let filter = plan
+        .prefilter()
+        .filter(|_| opts.prefilter && !opts.strict && opts.engine == Engine::Lazy)
+        .and_then(LineFilter::new);
     let shape = Shape {
         mode,
         limit: plan.limit(),
+        filter: filter.as_ref(),
     };
     let mut header = Vec::new();
     if mode == Mode::Stream {
@@ -238,11 +262,13 @@ impl Mode {
 
 /// What the driver needs to know of the query besides its steps.
 #[derive(Clone, Copy, Debug)]
-pub struct Shape {
+pub struct Shape<'f> {
     /// How results come out.
     pub mode: Mode,
     /// `limit N`.
     pub limit: Option<u64>,
+    /// The lines worth handing to the steps (`None`: all).
+    pub filter: Option<&'f LineFilter<'f>>,
 }
 
 /// What [`drive`] leaves for the end of the run.
@@ -259,7 +285,7 @@ pub struct Drove {
 /// Read every input and evaluate it with steps from `make`, writing streamed output to `out`.
 pub fn drive<S, F>(
     opts: &RunOptions,
-    shape: &Shape,
+    shape: &Shape<'_>,
     make: &F,
     inputs: &Inputs,
     out: &mut dyn Write,
@@ -334,7 +360,7 @@ struct Driver<'r, S, F> {
     /// The step type `make` returns.
     step: PhantomData<fn() -> S>,
     opts: &'r RunOptions,
-    shape: &'r Shape,
+    shape: &'r Shape<'r>,
     make: &'r F,
     pool: &'r rayon::ThreadPool,
     out: &'r mut dyn Write,
@@ -458,6 +484,7 @@ where
         let stop = AtomicUsize::new(usize::MAX);
         let rows = self.remaining;
         let strict = self.opts.strict;
+        let filter = self.shape.filter;
         let make = self.make;
         let outs: Vec<ChunkOut> = self.pool.install(|| {
             chunks
@@ -470,13 +497,14 @@ where
                         stop: &stop,
                         index: i,
                     };
-                    chunk::scan(step, c, &limits)
+                    chunk::scan(step, c, &limits, filter)
                 })
                 .collect()
         });
         for mut out in outs {
             let stats = &mut self.drove.stats;
             stats.lines += out.lines;
+            stats.skipped += out.skipped;
             stats.hits += out.hits;
             stats.bytes += out.bytes;
             let bad = out.first_bad.take().map(|(local, reason)| BadLine {

@@ -25,10 +25,12 @@ fn fake_run(
         color: false,
         chunk_size: chunk,
         window,
+        prefilter: true,
     };
     let shape = Shape {
         mode: Mode::Lines,
         limit,
+        filter: None,
     };
     let inputs = Inputs::open(paths).expect("inputs open");
     let mut out = Vec::new();
@@ -275,6 +277,7 @@ fn stats_line() {
         malformed: 2,
         bytes: 2_000_000,
         rows: 10,
+        skipped: 0,
         first_bad: None,
         elapsed: Duration::from_millis(500),
     };

@@ -12,6 +12,12 @@
 //!   ndq_scan's lazy `Object`/`Value`, or `&serde_json::Value` for the baseline engine.
 //! - [`Plan::key_set`] names the top-level keys the query reads, for
 //!   `ndq_scan::Parser::parse_until`.
+//! - [`Plan::prefilter`] is the escape-aware literal prefilter of `where`: a formula of
+//!   literals that every matching line must contain in some spelling, so the CLI can skip
+//!   lines without parsing them. JSON may spell a character with an escape (`\/`, `\u0041`),
+//!   so a line counts as holding literal `L` when its raw bytes contain `L` *or* an escape
+//!   (found by walking the backslashes, each paired with the byte after it) that decodes to a
+//!   character of `L`; see [`Prefilter`] for the derivation and the argument.
 //! - Output values ([`Value`]) keep the input's text where they come from the input;
 //!   computed numbers are exact decimals, see [`format_decimal`].
 //!
@@ -102,6 +108,7 @@ mod func;
 mod lex;
 mod parse;
 mod plan;
+mod prefilter;
 mod value;
 
 #[cfg(test)]
@@ -118,6 +125,7 @@ pub use doc::{Doc, Shape};
 pub use error::{ErrorKind, QueryError};
 pub use eval::Worker;
 pub use plan::Plan;
+pub use prefilter::{Formula, MAX_LITERALS, Prefilter, escape_starts};
 pub use value::{format_decimal, unescape_json_str};
 
 /// One output value. Values taken from the input keep their exact JSON text.

@@ -14,6 +14,7 @@ use rust_decimal::Decimal;
 use crate::error::{ErrorKind, QueryError};
 use crate::func::{self, AggFunc, Func, FuncName, Like};
 use crate::parse::{self, BinOp, Expr, ExprKind, Query, Seg};
+use crate::prefilter::{self, Prefilter};
 use crate::value::{Num, Val, parse_number};
 use crate::{Kind, Worker};
 
@@ -93,6 +94,8 @@ pub struct Plan {
     pub(crate) order: Vec<(Ex, bool)>,
     /// Bit `i` set: order key `i` is descending.
     pub(crate) dirs: u64,
+    /// What a line must contain to possibly pass `where`.
+    pub(crate) prefilter: Option<Prefilter>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -487,6 +490,12 @@ impl Plan {
     pub fn key_names(&self) -> &[String] {
         &self.key_names
     }
+    /// The literal prefilter of `where`: what a line's raw bytes must contain (in some
+    /// spelling) for `where` to be true. `None` when `where` requires no literal (or there is
+    /// no `where`). See [`Prefilter`].
+    pub fn prefilter(&self) -> Option<&Prefilter> {
+        self.prefilter.as_ref()
+    }
     /// Per-worker evaluation state (scratch buffers; compiled regexes are shared).
     pub fn worker(&self) -> Worker<'_> {
         Worker::new(self)
@@ -585,6 +594,7 @@ fn plan(q: &str, ast: Query) -> Result<Plan, QueryError> {
         Some(e) => Some(p.compile(e, Ctx::Line("where"))?),
         None => None,
     };
+    let prefilter = ast.filter.as_ref().and_then(prefilter::derive);
     let group_asts = p.group_by.clone();
     let group_by = group_asts
         .iter()
@@ -659,5 +669,6 @@ fn plan(q: &str, ast: Query) -> Result<Plan, QueryError> {
         aggs: p.aggs,
         out,
         order,
+        prefilter,
     })
 }

@@ -12,6 +12,19 @@ pub(crate) fn run(query: &str, lines: &[&str]) -> String {
     let serde = run_serde(&plan, lines, None);
     let lazy = run_lazy(&plan, lines, None);
     assert_eq!(lazy, serde, "lazy and serde engines differ on: {query}");
+    if let Some(pre) = plan.prefilter() {
+        // Lines the prefilter rules out cannot change the result.
+        let kept: Vec<&str> = lines
+            .iter()
+            .copied()
+            .filter(|l| pre.may_match(l.as_bytes()))
+            .collect();
+        assert_eq!(
+            run_lazy(&plan, &kept, None),
+            serde,
+            "prefilter {pre} changes the result of: {query}"
+        );
+    }
     if plan.kind() == Kind::Collect {
         assert_eq!(
             run_every_line_a_chunk(&plan, lines),

@@ -1,0 +1,184 @@
+//! The chunk search against the per-line reference (`Prefilter::may_match`), and the line
+//! counting of the regions jumped over.
+
+use proptest::prelude::*;
+
+use super::*;
+use ndq_query::Plan;
+
+/// The starts of the lines of `data` and the lines themselves (no `\n`, no final `\r`).
+fn lines_of(data: &[u8]) -> Vec<(usize, &[u8])> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    while start < data.len() {
+        let end = memchr::memchr(b'\n', &data[start..]).map_or(data.len(), |i| start + i);
+        let mut line = &data[start..end];
+        if let [head @ .., b'\r'] = line {
+            line = head;
+        }
+        out.push((start, line));
+        start = end + 1;
+    }
+    out
+}
+
+/// The candidate line starts of a whole-chunk search, asking from each next line on.
+fn searched(filter: &LineFilter<'_>, data: &[u8]) -> Vec<usize> {
+    let mut search = filter.search(data);
+    let mut found = Vec::new();
+    let mut pos = 0;
+    while let Some(start) = search.next_line(pos) {
+        assert!(start >= pos, "went back from {pos} to {start}");
+        found.push(start);
+        pos = memchr::memchr(b'\n', &data[start..]).map_or(data.len(), |i| start + i + 1);
+    }
+    found
+}
+
+/// The line starts the per-line reference keeps.
+fn reference(pre: &Prefilter, data: &[u8]) -> Vec<usize> {
+    lines_of(data)
+        .into_iter()
+        .filter(|(_, line)| pre.may_match(line))
+        .map(|(start, _)| start)
+        .collect()
+}
+
+const QUERIES: &[&str] = &[
+    "where match(Message, '/api/customers')",
+    "where @l in ('Error', 'Fatal', 'café')",
+    "where contains(Message, 'GET') and contains(Message, 'é')",
+    "where (contains(Message, 'a') and @l = 'b') or endswith(Message, '😀')",
+    "where contains(Message, 'say \"hi\"')",
+    r"where contains(Message, '\')",
+    "where contains(Message, '\n')",
+    "where Message like '%api%customers%'",
+];
+
+fn filters() -> Vec<Plan> {
+    QUERIES
+        .iter()
+        .map(|q| Plan::compile(q).unwrap_or_else(|e| panic!("{q}: {e}")))
+        .collect()
+}
+
+/// Lines mixing literals, escapes of their characters and unrelated escapes.
+const PIECES: &[&str] = &[
+    "/api/customers",
+    r"\/api\/customers",
+    r"\u002fapi/customers",
+    "u002f",
+    "/api/orders",
+    "GET",
+    r"\u0047ET",
+    "Error",
+    r"\u0045rror",
+    "Fatal",
+    "café",
+    r"caf\u00e9",
+    r"caf\u00E9",
+    "a",
+    "b",
+    r"\ud83d\ude00",
+    "😀",
+    r#"say \"hi\""#,
+    r#"\""#,
+    r"\\",
+    r"\n",
+    r"\t",
+    r"\u2713",
+    " ",
+    "x",
+];
+
+fn line(pieces: &[&str]) -> String {
+    format!(
+        r#"{{"Message":"{}","@l":"{}"}}"#,
+        pieces.concat(),
+        pieces.first().copied().unwrap_or("")
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// Over whole chunks the search keeps exactly the lines the per-line test keeps.
+    #[test]
+    fn search_keeps_the_lines_the_reference_keeps(
+        lines in prop::collection::vec(
+            (prop::collection::vec(prop::sample::select(PIECES), 0..6), 0..4u8),
+            0..24,
+        ),
+        last_newline: bool,
+    ) {
+        let mut data = Vec::new();
+        for (pieces, end) in &lines {
+            data.extend_from_slice(line(pieces).as_bytes());
+            data.extend_from_slice(match end {
+                0 => "\n",
+                1 => "\n\n",
+                2 => "\n  \t\n",
+                _ => "\n",
+            }.as_bytes());
+        }
+        if !last_newline && data.ends_with(b"\n") {
+            data.pop();
+        }
+        for plan in filters() {
+            let pre = plan.prefilter().expect("a prefilter");
+            let filter = LineFilter::new(pre).expect("builds");
+            prop_assert_eq!(searched(&filter, &data), reference(pre, &data), "{}", pre);
+        }
+    }
+}
+
+#[test]
+fn crlf_lines_and_edges_of_the_chunk() {
+    let data = b"{\"Message\":\"\\/api\\/customers\"}\r\n{\"Message\":\"no\"}\r\n\
+        {\"Message\":\"/api/customers\"}";
+    let starts: Vec<usize> = lines_of(data).iter().map(|(s, _)| *s).collect();
+    let [first, second, third] = starts[..] else {
+        panic!("{starts:?}")
+    };
+    let plan = Plan::compile("where match(Message, '/api/customers')").unwrap();
+    let pre = plan.prefilter().unwrap();
+    let filter = LineFilter::new(pre).unwrap();
+    assert_eq!(searched(&filter, data), [first, third]);
+    assert_eq!(reference(pre, data), [first, third]);
+    assert_eq!(searched(&filter, &data[second..]), [third - second]);
+    assert_eq!(searched(&filter, &data[..second]), [first]);
+    assert_eq!(searched(&filter, &data[..third]), [first]);
+    assert_eq!(searched(&filter, b""), Vec::<usize>::new());
+}
+
+#[test]
+fn formula_lines_without_every_literal_are_passed_over() {
+    let plan = Plan::compile("where contains(Message, 'GET') and contains(Message, 'é')").unwrap();
+    let pre = plan.prefilter().unwrap();
+    let filter = LineFilter::new(pre).unwrap();
+    let data = "{\"Message\":\"GET x\"}\n{\"Message\":\"é\"}\n{\"Message\":\"GET caf\\u00e9\"}\n";
+    assert_eq!(
+        searched(&filter, data.as_bytes()),
+        [data.rfind("{\"").unwrap()]
+    );
+}
+
+#[test]
+fn literals_only_spelled_with_escapes_are_found_by_their_escapes() {
+    let plan = Plan::compile(r#"where contains(Message, '"')"#).unwrap();
+    let pre = plan.prefilter().unwrap();
+    assert_eq!(pre.raw_literals().count(), 0);
+    let filter = LineFilter::new(pre).unwrap();
+    let data = b"{\"Message\":\"plain\"}\n{\"Message\":\"\\\"q\\\"\"}\n";
+    assert_eq!(searched(&filter, data), [20]);
+}
+
+#[test]
+fn count_lines_counts_blank_ones_apart() {
+    assert_eq!(count_lines(b""), (0, 0));
+    assert_eq!(count_lines(b"{}\n"), (1, 1));
+    assert_eq!(count_lines(b"{}"), (1, 1));
+    assert_eq!(count_lines(b"\n\n"), (2, 0));
+    assert_eq!(count_lines(b"{}\r\n \t\r\n\n{}\n{}"), (5, 3));
+    assert_eq!(count_lines(b" x \n  "), (2, 1));
+}
