@@ -96,7 +96,7 @@ fn run(args: cli::Args) -> Result<(), Failure> {
         ..driver::RunOptions::default()
     };
     let stdout = io::stdout();
-    let mut out = io::BufWriter::with_capacity(256 << 10, stdout.lock());
+    let mut out = io::BufWriter::with_capacity(256 << 10, Output(stdout.lock()));
     let result = driver::run(&opts, &plan, &inputs, config.format, &mut out);
     let flushed = out.flush();
     drop(out);
@@ -109,6 +109,23 @@ fn run(args: cli::Args) -> Result<(), Failure> {
         messages::message(format_args!("{}", stats.line()));
     }
     Ok(())
+}
+
+/// Standard output, whose write errors say that they come from writing the results (the
+/// error kind is kept, so a closed pipe is still recognised).
+struct Output<W>(W);
+
+impl<W: Write> Write for Output<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0.write(buf).map_err(writing)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        self.0.flush().map_err(writing)
+    }
+}
+
+fn writing(e: io::Error) -> io::Error {
+    io::Error::new(e.kind(), format!("writing the results: {e}"))
 }
 
 /// Whether the error comes from writing into a closed pipe.

@@ -276,6 +276,58 @@ fn issue_4_strict_makes_the_first_bad_line_an_error() {
 }
 
 #[test]
+fn issue_4_strict_names_the_line_and_the_reason_once() {
+    let f = Fixture::new();
+    let input = f.write("bad.ndjson", "{\"n\":1}\n[1]\n");
+    let out = ndq(&["--strict", "select n"]).path(&input).run();
+    out.status(1);
+    assert_eq!(
+        out.stderr(),
+        format!(
+            "ndq: error: {}:2: the line is not a JSON object at byte 0 (--strict stops at the first bad line)\n",
+            input.display()
+        ),
+        "{out}"
+    );
+}
+
+#[test]
+fn issue_4_a_write_error_is_exit_1_and_says_it_was_writing() {
+    let Ok(full) = std::fs::File::create("/dev/full") else {
+        return; // Not Linux: nothing to write into that fails.
+    };
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_ndq"))
+        .args(["-o", "json", "select Message"])
+        .arg(sample())
+        .stdout(full)
+        .output()
+        .expect("ndq runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.starts_with("ndq: error: writing the results: No space left on device"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn issue_4_a_misnamed_gz_is_named_before_anything_is_written() {
+    let f = Fixture::new();
+    let good = f.write("a.ndjson", "{\"a\":1}\n");
+    let bad = f.write("b.ndjson.gz", "{\"a\":2}\n");
+    let out = ndq(&["select a"]).path(&good).path(&bad).run();
+    out.status(1).stdout_is("");
+    assert_eq!(
+        out.stderr(),
+        format!(
+            "ndq: error: {}: not gzip data (the name says gzip, the first bytes do not)\n",
+            bad.display()
+        ),
+        "{out}"
+    );
+}
+
+#[test]
 fn issue_4_invalid_utf8_and_binary_input_do_not_crash() {
     let f = Fixture::new();
     let utf8 = f.write("utf8.ndjson", b"{\"a\":\"\xff\xfe\"}\n{\"a\":\"ok\"}\n");

@@ -170,7 +170,7 @@ pub struct StrictError(pub BadLine);
 
 impl std::fmt::Display for StrictError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} (--strict: the line is not a JSON object)", self.0)
+        write!(f, "{} (--strict stops at the first bad line)", self.0)
     }
 }
 
