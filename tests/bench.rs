@@ -281,7 +281,7 @@ fn issue_5_bad_cases_are_reported_by_line_before_running() {
     let at = |prefix: &str| {
         lines
             .iter()
-            .position(|l| l.starts_with("ndq: ") && l.contains(prefix))
+            .position(|l| l.starts_with("ndq: error: ") && l.contains(prefix))
             .unwrap_or_else(|| panic!("no {prefix} in\n{err}"))
     };
     let (four, six) = (at("cases.txt:4: "), at("cases.txt:6: "));
@@ -335,7 +335,7 @@ fn issue_5_usage_errors() {
     let out = bench(&["--cases", path_arg(&missing), path_arg(&sample())]);
     assert_exit(&out, 1, "an unreadable cases file is a runtime error");
     assert!(
-        text(&out.stderr).starts_with("ndq: "),
+        text(&out.stderr).starts_with("ndq: error: "),
         "{}",
         text(&out.stderr)
     );

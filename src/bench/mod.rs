@@ -188,12 +188,12 @@ pub fn main(args: Vec<OsString>) -> std::process::ExitCode {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(Failure::Usage(messages)) => {
             for m in messages {
-                eprintln!("ndq: {m}");
+                eprintln!("ndq: error: {m}");
             }
             std::process::ExitCode::from(2)
         }
         Err(Failure::Runtime(e)) => {
-            eprintln!("ndq: {e:#}");
+            eprintln!("ndq: error: {e:#}");
             std::process::ExitCode::from(1)
         }
     }
