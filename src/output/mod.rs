@@ -28,7 +28,7 @@ pub mod table;
 
 use std::borrow::Cow;
 
-use ndq_query::Value;
+use ndq_query::{Value, unescape_json_str};
 
 /// An output format, as chosen with `-o/--output`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -123,7 +123,7 @@ pub fn text<'v>(value: &'v Value<'_>) -> Option<Cow<'v, str>> {
         Value::RawNumber(n) => Cow::Borrowed(n.as_ref()),
         Value::Number(d) => Cow::Owned(ndq_query::format_decimal(d)),
         Value::Float(f) => Cow::Owned(float(*f)?),
-        Value::RawString(s) => unescape(s),
+        Value::RawString(s) => unescape_json_str(s),
         Value::String(s) => Cow::Borrowed(s.as_ref()),
         Value::RawJson(j) => Cow::Borrowed(j.as_ref()),
     })
@@ -143,74 +143,6 @@ fn float(f: f64) -> Option<String> {
     f.is_finite().then(|| f.to_string())
 }
 
-/// The value of a JSON string's raw text (between the quotes). Borrowed when there is no
-/// backslash. Lone surrogate escapes become U+FFFD; an invalid escape (which the scanner never
-/// lets through) is kept as written.
-pub fn unescape(raw: &str) -> Cow<'_, str> {
-    if !raw.contains('\\') {
-        return Cow::Borrowed(raw);
-    }
-    let mut out = String::with_capacity(raw.len());
-    let mut rest = raw;
-    while let Some(i) = rest.find('\\') {
-        out.push_str(&rest[..i]);
-        rest = &rest[i..];
-        let (decoded, used) = escape_at(rest);
-        match decoded {
-            Some(c) => out.push(c),
-            None => out.push_str(&rest[..used]),
-        }
-        rest = &rest[used..];
-    }
-    out.push_str(rest);
-    Cow::Owned(out)
-}
-
-/// Decode the escape at the start of `s` (which starts with a backslash): the character (or
-/// `None` when invalid) and how many bytes it used (at least 1, on a char boundary).
-fn escape_at(s: &str) -> (Option<char>, usize) {
-    let b = s.as_bytes();
-    let simple = match b.get(1) {
-        Some(b'"') => '"',
-        Some(b'\\') => '\\',
-        Some(b'/') => '/',
-        Some(b'b') => '\u{8}',
-        Some(b'f') => '\u{c}',
-        Some(b'n') => '\n',
-        Some(b'r') => '\r',
-        Some(b't') => '\t',
-        Some(b'u') => {
-            let Some(hi) = hex4(s, 2) else {
-                return (None, 2);
-            };
-            if (0xD800..0xDC00).contains(&hi) {
-                // A high surrogate: a low one must follow as `\uXXXX`.
-                if s.get(6..8) == Some("\\u")
-                    && let Some(lo) = hex4(s, 8)
-                    && (0xDC00..0xE000).contains(&lo)
-                {
-                    let c = 0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00);
-                    return (char::from_u32(c), 12);
-                }
-                return (Some('\u{FFFD}'), 6);
-            }
-            return (Some(char::from_u32(hi).unwrap_or('\u{FFFD}')), 6);
-        }
-        // A backslash at the very end, or before a multi-byte char: keep the backslash.
-        _ => return (None, 1),
-    };
-    (Some(simple), 2)
-}
-
-/// The 4 hex digits at `s[at..at + 4]`.
-fn hex4(s: &str, at: usize) -> Option<u32> {
-    let digits = s.get(at..at + 4)?;
-    if !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
-        return None;
-    }
-    u32::from_str_radix(digits, 16).ok()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -219,6 +151,7 @@ mod tests {
 
     #[test]
     fn unescape_every_escape() {
+        let unescape = unescape_json_str;
         assert_eq!(unescape("plain"), "plain");
         assert!(matches!(unescape("plain"), Cow::Borrowed(_)));
         assert_eq!(unescape(r#"a\"b\\c\/d"#), "a\"b\\c/d");

@@ -126,7 +126,7 @@ pub use error::{ErrorKind, QueryError};
 pub use eval::Worker;
 pub use plan::Plan;
 pub use prefilter::{Formula, MAX_LITERALS, Prefilter, escape_starts};
-pub use value::{format_decimal, unescape_json_str};
+pub use value::{decode_escape, format_decimal, unescape_json_str};
 
 /// One output value. Values taken from the input keep their exact JSON text.
 #[derive(Clone, Debug, PartialEq)]

@@ -179,31 +179,12 @@ impl Prefilter {
     #[inline]
     pub fn escape_bits(&self, at: &[u8]) -> u64 {
         const BAD: char = char::REPLACEMENT_CHARACTER;
-        let c = match at.get(1) {
-            Some(b'"') => '"',
-            Some(b'\\') => '\\',
-            Some(b'/') => '/',
-            Some(b'b') => '\u{8}',
-            Some(b'f') => '\u{c}',
-            Some(b'n') => '\n',
-            Some(b'r') => '\r',
-            Some(b't') => '\t',
-            Some(b'u') => match hex4(at, 2) {
-                Some(hi @ 0xD800..=0xDBFF) => match (at.get(6), at.get(7), hex4(at, 8)) {
-                    (Some(b'\\'), Some(b'u'), Some(lo @ 0xDC00..=0xDFFF)) => {
-                        let c = 0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00);
-                        char::from_u32(c).unwrap_or(BAD)
-                    }
-                    _ => BAD,
-                },
-                Some(cp) => char::from_u32(cp).unwrap_or(BAD),
-                None => BAD,
-            },
-            // A newline ends the line: nothing after the backslash, as at the end of `at`.
-            Some(b'\n') | None => BAD,
-            Some(_) => return self.char_bits(BAD) | self.char_bits(first_char(&at[1..])),
-        };
-        self.char_bits(c)
+        match (crate::value::decode_escape(at), at.get(1)) {
+            (Some((c, _)), _) => self.char_bits(c),
+            // A bad `\u` escape, or a newline or nothing after the backslash.
+            (None, Some(b'u' | b'\n') | None) => self.char_bits(BAD),
+            (None, Some(_)) => self.char_bits(BAD) | self.char_bits(first_char(&at[1..])),
+        }
     }
 
     /// Bit `i` set: literal `i` may be in `line` (its raw bytes contain it, or an escape of
@@ -302,15 +283,6 @@ pub fn escape_starts(line: &[u8]) -> impl Iterator<Item = usize> + '_ {
 /// Whether `literal` can be in a line's raw bytes as itself (see [`Prefilter::raw_literals`]).
 fn raw_searchable(literal: &str) -> bool {
     !literal.contains(['"', '\\', '\n'])
-}
-
-/// The value of four hex digits at `at`.
-fn hex4(bytes: &[u8], at: usize) -> Option<u32> {
-    let hex = bytes.get(at..at + 4)?;
-    hex.iter().try_fold(0u32, |v, &c| {
-        let d = (c as char).to_digit(16)?;
-        Some(v << 4 | d)
-    })
 }
 
 /// The first character of `bytes` (U+FFFD when they do not start with one).

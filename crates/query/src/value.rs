@@ -394,6 +394,47 @@ pub(crate) fn canonical_json(raw: &str) -> Cow<'_, str> {
     }
 }
 
+/// The escape at the start of `s` (`s[0]` is a backslash): the character it stands for and
+/// its length in bytes (2, 6, or 12 for a surrogate pair), or `None` when it is not a valid
+/// JSON escape (an unknown letter, bad hex, a lone surrogate, nothing after the backslash).
+/// The one decoder of single escapes outside the scanner: strings for output and the
+/// prefilter's escape test use it.
+pub fn decode_escape(s: &[u8]) -> Option<(char, usize)> {
+    let c = match s.get(1)? {
+        b'"' => '"',
+        b'\\' => '\\',
+        b'/' => '/',
+        b'b' => '\u{8}',
+        b'f' => '\u{c}',
+        b'n' => '\n',
+        b'r' => '\r',
+        b't' => '\t',
+        b'u' => {
+            let hi = hex4(s, 2)?;
+            if !(0xD800..0xDC00).contains(&hi) {
+                return char::from_u32(hi).map(|c| (c, 6));
+            }
+            // A high surrogate: a low one must follow as `\uXXXX`.
+            if s.get(6..8) != Some(b"\\u") {
+                return None;
+            }
+            let lo = hex4(s, 8).filter(|lo| (0xDC00..0xE000).contains(lo))?;
+            let c = 0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00);
+            return char::from_u32(c).map(|c| (c, 12));
+        }
+        _ => return None,
+    };
+    Some((c, 2))
+}
+
+/// The value of the four hex digits at `s[at..at + 4]`.
+fn hex4(s: &[u8], at: usize) -> Option<u32> {
+    s.get(at..at + 4)?.iter().try_fold(0u32, |v, &c| {
+        let d = (c as char).to_digit(16)?;
+        Some(v << 4 | d)
+    })
+}
+
 /// The value of a JSON string's raw text (between the quotes): borrowed when there is no
 /// backslash; lone surrogate escapes become U+FFFD; an invalid escape is kept as written.
 pub fn unescape_json_str(raw: &str) -> Cow<'_, str> {
@@ -406,50 +447,15 @@ pub fn unescape_json_str(raw: &str) -> Cow<'_, str> {
         out.push_str(&rest[..i]);
         rest = &rest[i..];
         let b = rest.as_bytes();
-        let simple = match b.get(1) {
-            Some(b'"') => Some('"'),
-            Some(b'\\') => Some('\\'),
-            Some(b'/') => Some('/'),
-            Some(b'b') => Some('\u{8}'),
-            Some(b'f') => Some('\u{c}'),
-            Some(b'n') => Some('\n'),
-            Some(b'r') => Some('\r'),
-            Some(b't') => Some('\t'),
-            _ => None,
+        let (c, used) = match decode_escape(b) {
+            Some(decoded) => decoded,
+            // `\u` and four hex digits, but a lone surrogate.
+            None if b.get(1) == Some(&b'u') && hex4(b, 2).is_some() => ('\u{FFFD}', 6),
+            // Anything else: keep the backslash, and what follows as text.
+            None => ('\\', 1),
         };
-        if let Some(c) = simple {
-            out.push(c);
-            rest = &rest[2..];
-            continue;
-        }
-        let hex = |at: usize| {
-            rest.get(at..at + 4)
-                .filter(|h| h.bytes().all(|c| c.is_ascii_hexdigit()))
-                .and_then(|h| u32::from_str_radix(h, 16).ok())
-        };
-        match (b.get(1), hex(2)) {
-            (Some(b'u'), Some(hi)) if (0xD800..0xDC00).contains(&hi) => {
-                match (rest.get(6..8), hex(8)) {
-                    (Some("\\u"), Some(lo)) if (0xDC00..0xE000).contains(&lo) => {
-                        let c = 0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00);
-                        out.push(char::from_u32(c).unwrap_or('\u{FFFD}'));
-                        rest = &rest[12..];
-                    }
-                    _ => {
-                        out.push('\u{FFFD}');
-                        rest = &rest[6..];
-                    }
-                }
-            }
-            (Some(b'u'), Some(c)) => {
-                out.push(char::from_u32(c).unwrap_or('\u{FFFD}'));
-                rest = &rest[6..];
-            }
-            _ => {
-                out.push('\\');
-                rest = &rest[1..];
-            }
-        }
+        out.push(c);
+        rest = &rest[used..];
     }
     out.push_str(rest);
     Cow::Owned(out)
@@ -564,6 +570,38 @@ mod tests {
         assert_eq!(total_cmp(&n("99"), &Val::string("a")), Ordering::Less);
         assert_eq!(total_cmp(&Val::Null, &Val::string("a")), Ordering::Greater);
         assert_eq!(compare(&n("1e400"), &n("5")), Some(Ordering::Greater));
+    }
+
+    #[test]
+    fn decode_escape_valid_and_not() {
+        let ok = [
+            (r#"\""#, '"', 2),
+            (r"\\", '\\', 2),
+            (r"\/", '/', 2),
+            (r"\b", '\u{8}', 2),
+            (r"\f", '\u{c}', 2),
+            (r"\n", '\n', 2),
+            (r"\r", '\r', 2),
+            (r"\t", '\t', 2),
+            (r"\u0041x", 'A', 6),
+            (r"\u00E9", 'é', 6),
+            (r"\ud83d\ude00", '😀', 12),
+        ];
+        for (text, c, len) in ok {
+            assert_eq!(decode_escape(text.as_bytes()), Some((c, len)), "{text}");
+        }
+        for bad in [
+            r"\x",
+            "\\",
+            r"\u12",
+            r"\u12g4",
+            r"\ud83d",
+            r"\ud83d\u0041",
+            r"\ude00",
+            "\\é",
+        ] {
+            assert_eq!(decode_escape(bad.as_bytes()), None, "{bad}");
+        }
     }
 
     #[test]
