@@ -227,7 +227,7 @@ fn strict_stops_at_the_first_bad_line_after_the_lines_before_it() {
         assert_eq!(
             err.to_string(),
             format!(
-                "{}:{first}: bad bad 99 (--strict: the line is not a JSON object)",
+                "{}:{first}: bad bad 99 (--strict stops at the first bad line)",
                 path.display()
             )
         );
