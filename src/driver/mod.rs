@@ -17,8 +17,9 @@
 //! ```text
 //! for each input, in order:
 //!     regular file  -> map it in windows of `opts.window` bytes, each cut after its last '\n'
-//!                      (a longer line widens the window); unmapped when done, so resident
-//!                      memory stays flat however large the file
+//!                      (a longer line widens the window); unmapped when done (by a pool
+//!                      worker, overlapping the next window's chunks), so resident memory
+//!                      stays flat however large the file
 //!     stream, stdin -> blocks of about `opts.window` bytes ending at a '\n', read (and
 //!                      decompressed) ahead on a reader thread
 //!     for each window or block:
@@ -28,8 +29,8 @@
 //!                         rows / merge the accumulator; stop when `limit` rows are out
 //! collecting queries: plan.finish(merged accumulator), then write the rows
 //! ```
-//! Memory is bounded by one window, its chunk outputs, and (for `table` and aggregations)
-//! the rows kept until the end.
+//! Memory is bounded by two windows (the one being read and the one being unmapped), the
+//! chunk outputs, and (for `table` and aggregations) the rows kept until the end.
 //!
 //! With `limit N` and no `order by`, each chunk stops at N rows, a chunk that reached its rows
 //! tells the chunks after it to give up (they are not needed), and reading stops once N rows
@@ -431,6 +432,10 @@ where
             let data = &map[..cut];
             let data = if start == 0 { strip_bom(data) } else { data };
             let flow = self.block(data, index, &input.name, &mut line);
+            // Unmapping tears down a page table entry per page. Done here, the workers would
+            // wait for it; on the pool it overlaps the next window's chunks (so at most two
+            // windows are mapped at once).
+            self.pool.spawn(move || drop(map));
             start += cut as u64;
             self.progress.set(self.done_before + start);
             match flow {
