@@ -9,6 +9,8 @@
 //!                                ^
 //! ```
 //!
+//! A query written over several lines says `(line 2, column 7)` instead.
+//!
 //! Invariant: `start <= end <= query.len()` and both lie on char boundaries (the constructor
 //! clamps them), so rendering never panics.
 
@@ -74,6 +76,11 @@ impl QueryError {
         self.kind
     }
 
+    /// 1-based line of the offending part (queries may span lines, as in a script).
+    pub fn line(&self) -> usize {
+        self.query[..self.start].matches('\n').count() + 1
+    }
+
     /// 1-based column (in characters) of the offending part, within its line.
     pub fn column(&self) -> usize {
         let line_start = self.query[..self.start].rfind('\n').map_or(0, |i| i + 1);
@@ -116,7 +123,11 @@ impl fmt::Display for QueryError {
             .chars()
             .count()
             .max(1);
-        write!(f, "{} (column {col})", self.message)?;
+        if self.query.contains('\n') {
+            write!(f, "{} (line {}, column {col})", self.message, self.line())?;
+        } else {
+            write!(f, "{} (column {col})", self.message)?;
+        }
         write!(
             f,
             "\n  {}\n  {}{}",
@@ -159,8 +170,11 @@ mod tests {
     fn multi_line_query_shows_its_line() {
         let q = "select x\nwhere ?";
         let e = QueryError::new(q, 15, 16, "unexpected character '?'");
-        assert_eq!(e.column(), 7);
-        assert!(e.to_string().ends_with("\n  where ?\n        ^"));
+        assert_eq!((e.line(), e.column()), (2, 7));
+        assert_eq!(
+            e.to_string(),
+            "unexpected character '?' (line 2, column 7)\n  where ?\n        ^"
+        );
     }
 
     #[test]
