@@ -22,14 +22,14 @@
 //! counted (newlines for `file:line` numbers, non-blank lines for the statistics).
 //!
 //! A candidate is a superset of the lines that match: every occurrence and every escape lies
-//! inside one line (no raw literal holds a newline; the walk over backslashes never pairs one
-//! with a newline, so it starts every line afresh, as the per-line walk does), and an escape
-//! is decoded from the bytes at its backslash exactly as
+//! inside one line (no raw literal holds a newline; the walk over backslashes,
+//! [`ndq_query::escape_starts`] over the chunk, reaches each line's first byte as the per-line
+//! walk starts there), and an escape is decoded from the bytes at its backslash exactly as
 //! [`ndq_query::Prefilter::escape_bits`] does per line.
 
 use aho_corasick::AhoCorasick;
 use memchr::memmem;
-use ndq_query::Prefilter;
+use ndq_query::{Prefilter, escape_starts};
 
 /// The prefilter of a run, built once and shared by the workers.
 #[derive(Debug)]
@@ -138,26 +138,13 @@ impl Search<'_> {
     }
 
     /// The first escape at or after `from` (a line start, or just after an escape) that
-    /// decodes to a character of some literal. Walks the backslashes as
-    /// [`ndq_query::escape_starts`] does in one line: each one pairs with the byte after it,
-    /// unless that byte ends the line.
-    fn find_escape(&self, mut from: usize) -> usize {
+    /// decodes to a character of some literal, found by [`ndq_query::escape_starts`]' walk.
+    fn find_escape(&self, from: usize) -> usize {
         let data = self.data;
-        while let Some(i) = memchr::memchr(b'\\', &data[from..]) {
-            let at = from + i;
-            if self.filter.pre.escape_bits(&data[at..]) != 0 {
-                return at;
-            }
-            from = if data.get(at + 1) == Some(&b'\n') {
-                at + 1
-            } else {
-                at + 2
-            };
-            if from >= data.len() {
-                break;
-            }
-        }
-        data.len()
+        escape_starts(&data[from..])
+            .map(|at| from + at)
+            .find(|&at| self.filter.pre.escape_bits(&data[at..]) != 0)
+            .unwrap_or(data.len())
     }
 }
 

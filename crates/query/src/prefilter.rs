@@ -269,8 +269,10 @@ impl fmt::Display for Prefilter {
     }
 }
 
-/// The positions of the escapes of `line` (no newline in it): each backslash, walking left to
-/// right, starts an escape and the byte after it belongs to that escape (see the module docs).
+/// The positions of the escapes of `line`: each backslash, walking left to right, starts an
+/// escape and the byte after it belongs to that escape (see the module docs). It may run over
+/// several lines: a backslash before a newline pairs with the newline, and the walk goes on at
+/// the next line's first byte, where a walk of that line alone would start.
 pub fn escape_starts(line: &[u8]) -> impl Iterator<Item = usize> + '_ {
     let mut from = 0;
     std::iter::from_fn(move || {

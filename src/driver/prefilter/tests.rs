@@ -152,6 +152,20 @@ fn crlf_lines_and_edges_of_the_chunk() {
 }
 
 #[test]
+fn a_backslash_ending_a_line_leaves_the_next_lines_escapes_found() {
+    // Malformed first lines end in a backslash (one, or a pair and a lone one); the next line
+    // spells the literal only with escapes, from its first byte. The walk over the chunk pairs
+    // a final backslash with the newline and must still meet the next line's escapes.
+    let data = b"{\"Message\":\"x\\\n\\/api\\/customers\n{\"a\":\"\\\\\\\n\\u002fapi/customers\n{\"a\":1}\n";
+    let starts: Vec<usize> = lines_of(data).iter().map(|(s, _)| *s).collect();
+    let plan = Plan::compile("where match(Message, '/api/customers')").unwrap();
+    let pre = plan.prefilter().unwrap();
+    let filter = LineFilter::new(pre).unwrap();
+    assert_eq!(reference(pre, data), [starts[1], starts[3]]);
+    assert_eq!(searched(&filter, data), reference(pre, data));
+}
+
+#[test]
 fn formula_lines_without_every_literal_are_passed_over() {
     let plan = Plan::compile("where contains(Message, 'GET') and contains(Message, 'é')").unwrap();
     let pre = plan.prefilter().unwrap();
