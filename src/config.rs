@@ -1,7 +1,7 @@
 //! The resolved configuration of a run: [`crate::cli::Args`] plus everything probed from the
 //! environment (whether stdout and stderr are terminals, `NO_COLOR`, `NDQ_SCANNER`,
-//! `NDQ_PREFILTER`, the number of cores, the CPU's AVX2). All probing happens here, once; the rest of the program takes a
-//! [`Config`].
+//! `NDQ_PREFILTER`, the number of cores, the CPU's AVX2). All probing happens here, once; the
+//! rest of the program takes a [`Config`] (or, for `ndq bench`, the probed [`Env`]).
 
 use std::path::PathBuf;
 

@@ -28,7 +28,7 @@ mod report;
 mod stats;
 
 use std::ffi::OsString;
-use std::io::{self, IsTerminal, Write};
+use std::io::{self, Write};
 use std::path::PathBuf;
 
 use clap::{Parser, ValueEnum};
@@ -200,6 +200,8 @@ pub fn main(args: Vec<OsString>) -> std::process::ExitCode {
 }
 
 fn run(args: &BenchArgs) -> Result<(), Failure> {
+    // The same probe of the environment as the main command's (config.rs).
+    let env = crate::config::Env::probe();
     let scanner = match args.scanner {
         ScannerArg::Auto => ndq_scan::Scanner::detect(),
         ScannerArg::Scalar => ndq_scan::Scanner::scalar(),
@@ -211,10 +213,10 @@ fn run(args: &BenchArgs) -> Result<(), Failure> {
     };
     let threads = match args.threads {
         Some(n) => n as usize,
-        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        None => env.cores,
     };
-    let prefilter = crate::config::prefilter(std::env::var("NDQ_PREFILTER").ok().as_deref())
-        .map_err(|m| Failure::Usage(vec![m]))?;
+    let prefilter =
+        crate::config::prefilter(env.prefilter.as_deref()).map_err(|m| Failure::Usage(vec![m]))?;
 
     let cases_name = args.cases.display().to_string();
     let text =
@@ -243,7 +245,7 @@ fn run(args: &BenchArgs) -> Result<(), Failure> {
         threads,
         prefilter,
     };
-    let stderr_tty = io::stderr().is_terminal();
+    let stderr_tty = env.stderr_tty;
     eprint!(
         "{}",
         summary(
