@@ -125,33 +125,22 @@ fn stdin() -> Input {
 
 /// A compressed file must start as its format does, so that a file misnamed `.gz` or `.zst`
 /// is refused when the inputs are opened, before anything is written, rather than when the
-/// run reaches it. (An empty file is an empty input.)
-fn check_magic(mut file: &File, codec: Codec) -> anyhow::Result<()> {
-    let what = match codec {
+/// run reaches it. (An empty file is an empty input.) This moves the file's offset; reading a
+/// regular file as a stream starts at its beginning anyway ([`rewound`]).
+fn check_magic(file: &File, codec: Codec) -> anyhow::Result<()> {
+    let (what, starts_right): (&str, fn(&[u8]) -> bool) = match codec {
         Codec::Plain => return Ok(()),
-        Codec::Gzip => "gzip",
-        Codec::Zstd => "zstd",
-    };
-    let mut head = [0u8; 4];
-    let mut got = 0;
-    while got < head.len() {
-        match file.read(&mut head[got..])? {
-            0 => break,
-            n => got += n,
-        }
-    }
-    file.seek(SeekFrom::Start(0))?;
-    let head = &head[..got];
-    let ok = match codec {
-        Codec::Gzip => head.starts_with(&[0x1f, 0x8b]),
+        Codec::Gzip => ("gzip", |head| head.starts_with(&[0x1f, 0x8b])),
         // A Zstandard frame, or a skippable frame (magic 0x184D2A50..=0x184D2A5F).
-        Codec::Zstd => {
-            head == [0x28, 0xb5, 0x2f, 0xfd]
-                || (head.len() == 4 && head[0] & 0xf0 == 0x50 && head[1..] == [0x2a, 0x4d, 0x18])
-        }
-        Codec::Plain => true,
+        Codec::Zstd => ("zstd", |head| match head {
+            [0x28, 0xb5, 0x2f, 0xfd] => true,
+            [b0, 0x2a, 0x4d, 0x18] => b0 & 0xf0 == 0x50,
+            _ => false,
+        }),
     };
-    if ok {
+    let mut head = Vec::with_capacity(4);
+    file.take(4).read_to_end(&mut head)?;
+    if starts_right(&head) {
         Ok(())
     } else {
         anyhow::bail!("not {what} data (the name says {what}, the first bytes do not)")
