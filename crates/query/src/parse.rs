@@ -368,8 +368,11 @@ impl<'q> Parser<'q> {
                 Tok::Number => self.text(&t).parse::<u64>().ok(),
                 _ => None,
             };
-            let digits = self.text(&t).bytes().all(|b| b.is_ascii_digit());
-            if n.is_none() && t.tok == Tok::Number && digits {
+            // A whole number that does not fit: say so, rather than "expected a whole number".
+            if n.is_none()
+                && t.tok == Tok::Number
+                && self.text(&t).bytes().all(|b| b.is_ascii_digit())
+            {
                 return Err(QueryError::new(
                     self.q,
                     t.start,
