@@ -58,7 +58,7 @@ use std::fmt;
 pub use rust_decimal::Decimal;
 pub use state::DEPTH_LIMIT;
 
-use state::{Frame, Kind, Machine, Node};
+use state::{Frame, Kind, Machine, Node, Resume};
 
 /// Which character-search implementation scans lines. Chosen once per run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -125,6 +125,14 @@ impl Engine {
         match scanner {
             Scanner::Scalar => Engine::Scalar,
             Scanner::Avx2 => Engine::avx2().unwrap_or(Engine::Scalar),
+        }
+    }
+    /// Run `machine` with this engine's feeder.
+    fn scan(self, machine: &mut Machine<'_>) -> Result<(), Malformed> {
+        match self {
+            Engine::Scalar => scalar::scan(machine),
+            #[cfg(target_arch = "x86_64")]
+            Engine::Avx2(token) => avx2::scan(token, machine),
         }
     }
 }
@@ -247,6 +255,9 @@ pub struct Parser {
     engine: Engine,
     nodes: Vec<Node>,
     stack: Vec<Frame>,
+    /// After a [`Parser::parse_prefix`] that stopped early: the line's address and length,
+    /// and where its rest begins.
+    deferred: Option<(usize, usize, (usize, Resume))>,
 }
 
 impl Parser {
@@ -264,6 +275,7 @@ impl Parser {
             engine,
             nodes: Vec::new(),
             stack: Vec::new(),
+            deferred: None,
         }
     }
     /// The scanner in use.
@@ -273,7 +285,7 @@ impl Parser {
     /// Validate `line` (UTF-8 and JSON syntax) and index its structure. The root must be an
     /// object; whitespace around it is allowed. `line` excludes the line terminator.
     pub fn parse<'a>(&'a mut self, line: &'a [u8]) -> Result<Document<'a>, Malformed> {
-        self.run(line, None)
+        self.run(line, None, false)
     }
     /// Like [`Parser::parse`], but stops building the index once every key in `want` has been
     /// seen at the top level; the rest is validated only. Lookups of other top-level keys may
@@ -283,24 +295,59 @@ impl Parser {
         line: &'a [u8],
         want: &KeySet,
     ) -> Result<Document<'a>, Malformed> {
-        self.run(line, Some(want))
+        self.run(line, Some(want), false)
+    }
+    /// Like [`Parser::parse_until`], but stops as soon as every key in `want` has been read at
+    /// the top level, **without validating the rest of the line**. The values of those keys
+    /// are complete and checked, so lookups of them answer as after `parse_until`; but the
+    /// line is not yet known to be a well-formed object, and `root().raw()` covers only the
+    /// part read. It lets a caller rule a line out from those values alone;
+    /// [`Parser::finish`] then validates the rest when the line is kept. (When the keys are
+    /// not all there, the whole line was read and validated already.)
+    pub fn parse_prefix<'a>(
+        &'a mut self,
+        line: &'a [u8],
+        want: &KeySet,
+    ) -> Result<Document<'a>, Malformed> {
+        self.run(line, Some(want), true)
+    }
+    /// After [`Parser::parse_prefix`] of this same `line` (the same slice): validate the rest
+    /// of it, and give the document that [`Parser::parse_until`] would have given, or its
+    /// error (the same reason and offset). After anything else, `line` is parsed completely.
+    pub fn finish<'a>(&'a mut self, line: &'a [u8]) -> Result<Document<'a>, Malformed> {
+        let Some((ptr, len, at)) = self.deferred.take() else {
+            return self.run(line, None, false);
+        };
+        if (ptr, len) != (line.as_ptr() as usize, line.len()) {
+            return self.run(line, None, false);
+        }
+        let text = validate_utf8(line)?;
+        let mut machine = Machine::resume(line, &mut self.nodes, &mut self.stack, at);
+        self.engine.scan(&mut machine)?;
+        #[cfg(any(test, debug_assertions, feature = "checked"))]
+        state::check_tape(&self.nodes, line.len());
+        Ok(Document {
+            line: text,
+            nodes: &self.nodes,
+        })
     }
 
     fn run<'a>(
         &'a mut self,
         line: &'a [u8],
         want: Option<&KeySet>,
+        defer: bool,
     ) -> Result<Document<'a>, Malformed> {
+        self.deferred = None;
         if line.len() >= u32::MAX as usize {
             return Err(Malformed::new(u32::MAX as usize, Reason::TooLong));
         }
         let text = validate_utf8(line)?;
-        let mut machine = Machine::new(line, &mut self.nodes, &mut self.stack, want);
-        match self.engine {
-            Engine::Scalar => scalar::scan(&mut machine)?,
-            #[cfg(target_arch = "x86_64")]
-            Engine::Avx2(token) => avx2::scan(token, &mut machine)?,
-        }
+        let mut machine = Machine::new(line, &mut self.nodes, &mut self.stack, want).defer(defer);
+        self.engine.scan(&mut machine)?;
+        self.deferred = machine
+            .deferred
+            .map(|at| (line.as_ptr() as usize, line.len(), at));
         #[cfg(any(test, debug_assertions, feature = "checked"))]
         state::check_tape(&self.nodes, line.len());
         Ok(Document {

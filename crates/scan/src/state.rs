@@ -119,6 +119,19 @@ pub(crate) struct Machine<'t> {
     wanted: u64,
     /// The bit of the wanted top-level key whose value is being read, or 0.
     pending: u64,
+    /// Stop, without validating the rest, once indexing has stopped ([`Machine::deferred`]).
+    defer: bool,
+    /// Where the machine stopped for `defer`: the position and what comes next there.
+    pub(crate) deferred: Option<(usize, Resume)>,
+    /// Where a resumed machine starts.
+    resume: Option<(usize, Resume)>,
+}
+
+/// Where a deferred scan goes on: after the root's `{`, or after one of its members' values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Resume {
+    ObjectStart,
+    AfterValue,
 }
 
 impl<'t> Machine<'t> {
@@ -147,6 +160,44 @@ impl<'t> Machine<'t> {
             want,
             wanted,
             pending: 0,
+            defer: false,
+            deferred: None,
+            resume: None,
+        }
+    }
+
+    /// With `defer`, [`Machine::run`] stops as soon as indexing stops (every wanted key read,
+    /// only the root open), leaving the rest unvalidated: `deferred` then says where, for
+    /// [`Machine::resume`].
+    pub(crate) fn defer(mut self, defer: bool) -> Machine<'t> {
+        self.defer = defer;
+        self
+    }
+
+    /// A machine that goes on with a line where a deferred scan stopped, validating the rest:
+    /// the tape is kept (indexing has stopped; only the root is open, node 0).
+    pub(crate) fn resume(
+        bytes: &'t [u8],
+        nodes: &'t mut Vec<Node>,
+        stack: &'t mut Vec<Frame>,
+        at: (usize, Resume),
+    ) -> Machine<'t> {
+        stack.clear();
+        stack.push(Frame {
+            node: 0,
+            object: true,
+        });
+        Machine {
+            bytes,
+            nodes,
+            stack,
+            indexing: false,
+            want: None,
+            wanted: 0,
+            pending: 0,
+            defer: false,
+            deferred: None,
+            resume: Some(at),
         }
     }
 
@@ -154,15 +205,34 @@ impl<'t> Machine<'t> {
     /// `from` that is `"`, `\\` or below 0x20, or the line's length if there is none: that
     /// search is what the feeders implement.
     #[inline(always)]
-    pub(crate) fn run(&mut self, mut find: impl FnMut(usize) -> usize) -> Result<(), Malformed> {
+    pub(crate) fn run(&mut self, find: impl FnMut(usize) -> usize) -> Result<(), Malformed> {
+        let (q, at) = match self.resume.take() {
+            Some((q, Resume::ObjectStart)) => (q, At::ObjectStart),
+            Some((q, Resume::AfterValue)) => (q, At::AfterValue),
+            None => {
+                let q = self.skip(0);
+                if self.bytes.get(q) != Some(&b'{') {
+                    return Err(Malformed::new(q, Reason::NotAnObject));
+                }
+                self.open(q, true)?;
+                if self.stop(q + 1, Resume::ObjectStart) {
+                    return Ok(());
+                }
+                (q + 1, At::ObjectStart)
+            }
+        };
+        self.run_from(find, q, at)
+    }
+
+    /// [`Machine::run`] from position `q` in state `at`.
+    #[inline(always)]
+    fn run_from(
+        &mut self,
+        mut find: impl FnMut(usize) -> usize,
+        mut q: usize,
+        mut at: At,
+    ) -> Result<(), Malformed> {
         let bytes = self.bytes;
-        let mut q = self.skip(0);
-        if bytes.get(q) != Some(&b'{') {
-            return Err(Malformed::new(q, Reason::NotAnObject));
-        }
-        self.open(q, true)?;
-        q += 1;
-        let mut at = At::ObjectStart;
         'outer: loop {
             match at {
                 At::ObjectStart => {
@@ -209,6 +279,9 @@ impl<'t> Machine<'t> {
                         _ => q = self.scalar(q)?,
                     }
                     self.value_done();
+                    if self.stop(q, Resume::AfterValue) {
+                        return Ok(());
+                    }
                     q = self.skip(q);
                     match bytes.get(q) {
                         Some(b',') => {
@@ -265,6 +338,9 @@ impl<'t> Machine<'t> {
                     }
                 },
                 At::AfterValue => {
+                    if self.stop(q, Resume::AfterValue) {
+                        return Ok(());
+                    }
                     q = self.skip(q);
                     match bytes.get(q) {
                         Some(b',') => {
@@ -295,6 +371,23 @@ impl<'t> Machine<'t> {
             return Err(Malformed::new(t, Reason::TrailingCharacters));
         }
         Ok(())
+    }
+
+    /// Whether to stop here for `defer`: indexing has stopped with only the root open. The
+    /// root's node then spans the part read (`q` is where the rest begins) and links past the
+    /// tape, so lookups of the keys read work.
+    #[inline(always)]
+    fn stop(&mut self, q: usize, resume: Resume) -> bool {
+        if !self.defer || self.indexing || self.stack.len() != 1 {
+            return false;
+        }
+        self.deferred = Some((q, resume));
+        let next = self.nodes.len() as u32;
+        if let Some(root) = self.nodes.first_mut() {
+            root.end = q as u32;
+            root.next = next;
+        }
+        true
     }
 
     /// The first position at or after `q` that is not a blank.

@@ -89,6 +89,48 @@ pub fn check_until(line: &[u8], n: usize) -> Result<(), String> {
                 ));
             }
         }
+        check_prefix(&mut parser, line, &set)?;
+    }
+    Ok(())
+}
+
+/// `parse_prefix` then `finish` gives what `parse_until` gives (the verdict, the error's reason
+/// and offset, the whole document); the prefix's lookups of the wanted keys agree with it.
+fn check_prefix(parser: &mut Parser, line: &[u8], set: &KeySet) -> Result<(), String> {
+    let name = parser.scanner().name();
+    let want = render(parser, line, Some(set));
+    let wanted = |doc: &ndq_scan::Document<'_>| -> Vec<Option<String>> {
+        set.iter()
+            .map(|k| doc.root().get(k).map(|v| v.raw().to_owned()))
+            .collect()
+    };
+    let until = parser.parse_until(line, set).map(|d| wanted(&d));
+    match parser.parse_prefix(line, set) {
+        Ok(doc) => {
+            if let Ok(until) = &until
+                && wanted(&doc) != *until
+            {
+                return Err(format!("{name}: parse_prefix's keys {:?} vs {until:?}", wanted(&doc)));
+            }
+        }
+        Err(e) => {
+            // An error in the part read is parse_until's error too.
+            if until.as_ref().err() != Some(&e) {
+                return Err(format!("{name}: parse_prefix says {e:?}, parse_until {until:?}"));
+            }
+            return Ok(());
+        }
+    }
+    let got = match parser.finish(line) {
+        Err(e) => format!("error {e:?}"),
+        Ok(doc) => {
+            let mut out = format!("{} nodes ", doc.indexed());
+            value(&mut out, Value::Object(doc.root()));
+            out
+        }
+    };
+    if got != want {
+        return Err(format!("{name}: parse_prefix + finish {got} vs parse_until {want}"));
     }
     Ok(())
 }
