@@ -110,13 +110,18 @@ fn check_prefix(parser: &mut Parser, line: &[u8], set: &KeySet) -> Result<(), St
             if let Ok(until) = &until
                 && wanted(&doc) != *until
             {
-                return Err(format!("{name}: parse_prefix's keys {:?} vs {until:?}", wanted(&doc)));
+                return Err(format!(
+                    "{name}: parse_prefix's keys {:?} vs {until:?}",
+                    wanted(&doc)
+                ));
             }
         }
         Err(e) => {
             // An error in the part read is parse_until's error too.
             if until.as_ref().err() != Some(&e) {
-                return Err(format!("{name}: parse_prefix says {e:?}, parse_until {until:?}"));
+                return Err(format!(
+                    "{name}: parse_prefix says {e:?}, parse_until {until:?}"
+                ));
             }
             return Ok(());
         }
@@ -130,7 +135,9 @@ fn check_prefix(parser: &mut Parser, line: &[u8], set: &KeySet) -> Result<(), St
         }
     };
     if got != want {
-        return Err(format!("{name}: parse_prefix + finish {got} vs parse_until {want}"));
+        return Err(format!(
+            "{name}: parse_prefix + finish {got} vs parse_until {want}"
+        ));
     }
     Ok(())
 }
