@@ -706,6 +706,48 @@ fn issue_6_prefilter_scans_fewer_lines_with_identical_output() {
 }
 
 #[test]
+fn issue_6_a_where_decided_on_the_first_keys_skips_validating_the_rest() {
+    let f = Fixture::new();
+    let lines = [
+        r#"{"Elapsed":500,"a":1}"#,
+        // Ruled out by Elapsed, read before the bad part: skipped without a look at the rest.
+        r#"{"Elapsed":10,"a":]"#,
+        // Kept by Elapsed: validated to the end, so counted as bad.
+        r#"{"Elapsed":900,"a":]"#,
+        // Bad before Elapsed is read: counted.
+        r#"{"a":],"Elapsed":10}"#,
+        r#"{"Elapsed":201.5, "b": {"c": [1, 2]}}"#,
+    ];
+    let input = f.write("e.ndjson", lines.join("\n"));
+    let query = "select sum(Elapsed), count(*) where Elapsed > 200";
+    let run = |prefilter: &str, flags: &[&str]| {
+        let mut args = vec!["-o", "raw"];
+        args.extend_from_slice(flags);
+        args.push(query);
+        ndq(&args)
+            .path(&input)
+            .env("NDQ_PREFILTER", prefilter)
+            .run()
+    };
+    let warning = |n: u64, line: u64| {
+        format!(
+            "ndq: warning: {n} malformed lines skipped (first at {}:{line}:",
+            input.display()
+        )
+    };
+    let on = run("on", &[]);
+    on.status(0).stdout_is("701.5\t2\n");
+    on.stderr_has(&warning(2, 3));
+    let off = run("off", &[]);
+    off.status(0).stdout_is("701.5\t2\n");
+    off.stderr_has(&warning(3, 2));
+    // --strict validates every line: the first bad one is an error.
+    let strict = run("on", &["--strict"]);
+    strict.status(1);
+    strict.stderr_has(&format!("{}:2:", input.display()));
+}
+
+#[test]
 fn issue_6_prefilter_keeps_lines_that_spell_the_literal_with_escapes() {
     let f = Fixture::new();
     let lines = [

@@ -20,6 +20,9 @@ pub struct PlanStep<'p> {
     writer: &'p RowWriter,
     /// Keep rows as values (for `-o table`) instead of formatting them.
     table: bool,
+    /// Decide `where` on the keys it reads before validating the rest of the line, and skip
+    /// that rest when the line is ruled out (off under `--strict` and with the prefilter off).
+    defer: bool,
 }
 
 impl<'p> PlanStep<'p> {
@@ -38,6 +41,7 @@ impl<'p> PlanStep<'p> {
             worker: plan.worker(),
             writer,
             table,
+            defer: plan.has_where() && opts.prefilter && !opts.strict,
         }
     }
 }
@@ -57,6 +61,19 @@ impl LineStep for PlanStep<'_> {
             table: self.table,
         };
         match self.engine {
+            Engine::Lazy if self.defer => {
+                let doc = self
+                    .parser
+                    .parse_prefix(line, self.plan.key_set())
+                    .map_err(|m| m.to_string())?;
+                if !self.worker.matches(doc.root()) {
+                    // Ruled out by values that are final (the first occurrence of a key
+                    // wins): the rest of the line is not validated, as with the prefilter.
+                    return Ok(());
+                }
+                let doc = self.parser.finish(line).map_err(|m| m.to_string())?;
+                eval(&how, &mut self.worker, doc.root(), line, out);
+            }
             Engine::Lazy => {
                 let doc = self
                     .parser

@@ -482,6 +482,11 @@ impl Plan {
     pub fn early_stop(&self) -> bool {
         self.limit.is_some() && self.kind != Kind::Collect
     }
+    /// Whether the query has a `where` (which may rule a line out from the keys it reads, so
+    /// that the rest of the line need not be looked at: `Parser::parse_prefix`).
+    pub fn has_where(&self) -> bool {
+        self.filter.is_some()
+    }
     /// The top-level keys the query reads (for `Parser::parse_until`).
     pub fn key_set(&self) -> &ndq_scan::KeySet {
         &self.keys
