@@ -18,7 +18,10 @@ fn replay(dir: &Path) -> usize {
             n += replay(&path);
             continue;
         }
-        let bytes = std::fs::read(&path).unwrap();
+        // A fuzz run going on in this checkout replaces corpus files as it minimizes them.
+        let Ok(bytes) = std::fs::read(&path) else {
+            continue;
+        };
         let fail = |e: String| panic!("{}: {e}", path.display());
         check_line(&bytes).unwrap_or_else(fail);
         check_until(&bytes, 2).unwrap_or_else(fail);
