@@ -24,11 +24,12 @@ first FILE:LINE (`--strict` makes the first one an error). Blank lines, CRLF lin
 UTF-8 byte-order mark are fine.
 
 A query whose `where` needs some text (`match(Message, '/api/customers')`, `@l = 'Error'`)
-skips the lines that cannot contain it, in any JSON spelling, without parsing them; such lines
-are not validated either. `--strict` validates every line (and so skips none).
+skips the lines that cannot contain it, in any JSON spelling, without parsing them; a line
+that `where` rules out from the keys it reads is not read past them. Such lines are not
+validated. `--strict` validates every line (and so skips none).
 
 Environment: NDQ_SCANNER=auto|scalar|avx2 pins the JSON scanner (auto by default);
-NDQ_PREFILTER=off turns the skipping of lines off (for comparisons; on by default);
+NDQ_PREFILTER=off turns both skips off (for comparisons; on by default);
 NO_COLOR turns colour off in the progress bar.
 
 Exit status:

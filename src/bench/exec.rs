@@ -100,9 +100,10 @@ impl DriverExecutor {
 }
 
 /// Lines that are JSON objects: every non-blank line read, parsed or ruled out by the
-/// prefilter, minus the malformed ones. (A malformed line the prefilter ruled out is not
-/// known to be malformed, so it counts as an event; the serde baseline, which never skips,
-/// would count it as malformed and `measure` warns that the engines disagree.)
+/// prefilter, minus the malformed ones. (A malformed line the prefilter ruled out, or whose
+/// `where` was decided false before its bad part, is not known to be malformed, so it counts
+/// as an event; the serde baseline, which never skips, would count it as malformed and
+/// `measure` warns that the engines disagree.)
 fn events(stats: &driver::Stats) -> u64 {
     (stats.lines + stats.skipped).saturating_sub(stats.malformed)
 }

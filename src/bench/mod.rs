@@ -11,8 +11,9 @@
 //! driver as `ndq` itself, its output formatted as JSON into a sink: formatting is counted,
 //! terminal writes are not. The `serde` engine is the baseline: every line parsed completely
 //! with `serde_json` into a `Value` and the same query run on it. The `lazy` engine skips the
-//! lines its literal prefilter rules out, as `ndq` does (`NDQ_PREFILTER=off` turns that off);
-//! they still count as events, so both engines report the same events.
+//! lines its literal prefilter rules out, and the rest of the lines its `where` rules out from
+//! the keys read first, as `ndq` does (`NDQ_PREFILTER=off` turns both off); they still count
+//! as events, so both engines report the same events.
 //!
 //! Streams: the table (or JSON, Markdown) is the result and goes to stdout; the summary of
 //! what was loaded, the one line per finished case and the progress bar (only when stderr is
@@ -64,8 +65,9 @@ it, - it minus the fastest; tp (events), tp (hits), tp (data) are events, matche
 input bytes per second at that time (K, M, G and KB, MB, GB are powers of 1000); hits is the
 share of events that matched `where`; speed-up (--engine all) is serde's time over lazy's.
 
-Environment: NDQ_PREFILTER=off makes the lazy engine parse every line (the literal prefilter
-is on by default, as in ndq itself).
+Environment: NDQ_PREFILTER=off makes the lazy engine parse and validate every line whole (the
+literal prefilter and deciding `where` before the rest of a line are on by default, as in ndq
+itself).
 
 Examples:
   ndq bench --cases testdata/cases.txt testdata/sample.ndjson

@@ -93,9 +93,19 @@ pub struct RunOptions {
     pub chunk_size: Option<usize>,
     /// Bytes per mapped window and per stream block.
     pub window: usize,
-    /// Skip the lines that the query's literal prefilter rules out (lazy engine only, never
-    /// with `strict`: a skipped line is not validated).
+    /// Skip the lines that the query's literal prefilter rules out, and the rest of the
+    /// lines its `where` rules out from the keys read first (see [`RunOptions::skips_lines`]).
     pub prefilter: bool,
+}
+
+impl RunOptions {
+    /// Whether lines may be skipped without being validated (the literal prefilter, `where`
+    /// decided before the rest of a line is read): asked for, never under `--strict`, where
+    /// every line must be validated, and only by the lazy engine (the serde engine is the
+    /// baseline that parses every line).
+    pub fn skips_lines(&self) -> bool {
+        self.prefilter && !self.strict && self.engine == Engine::Lazy
+    }
 }
 
 /// Default bytes per mapped window / stream block.
@@ -190,11 +200,9 @@ pub fn run(
     let writer = RowWriter::new(format, plan.columns());
     let table_rows = mode == Mode::Table;
     let make = || step::PlanStep::new(plan, opts, &writer, table_rows);
-    // Only the lazy engine skips lines (the serde engine is the baseline that parses every
-    // line), and never under --strict, where every line must be validated.
     let filter = plan
         .prefilter()
-        .filter(|_| opts.prefilter && !opts.strict && opts.engine == Engine::Lazy)
+        .filter(|_| opts.skips_lines())
         .and_then(LineFilter::new);
     let shape = Shape {
         mode,

@@ -21,7 +21,7 @@ pub struct PlanStep<'p> {
     /// Keep rows as values (for `-o table`) instead of formatting them.
     table: bool,
     /// Decide `where` on the keys it reads before validating the rest of the line, and skip
-    /// that rest when the line is ruled out (off under `--strict` and with the prefilter off).
+    /// that rest when the line is ruled out ([`super::RunOptions::skips_lines`]).
     defer: bool,
 }
 
@@ -41,7 +41,7 @@ impl<'p> PlanStep<'p> {
             worker: plan.worker(),
             writer,
             table,
-            defer: plan.has_where() && opts.prefilter && !opts.strict,
+            defer: plan.has_where() && opts.skips_lines(),
         }
     }
 }
@@ -72,14 +72,14 @@ impl LineStep for PlanStep<'_> {
                     return Ok(());
                 }
                 let doc = self.parser.finish(line).map_err(|m| m.to_string())?;
-                eval(&how, &mut self.worker, doc.root(), line, out);
+                eval(&how, &mut self.worker, doc.root(), line, out, Some(true));
             }
             Engine::Lazy => {
                 let doc = self
                     .parser
                     .parse_until(line, self.plan.key_set())
                     .map_err(|m| m.to_string())?;
-                eval(&how, &mut self.worker, doc.root(), line, out);
+                eval(&how, &mut self.worker, doc.root(), line, out, None);
             }
             Engine::Serde => {
                 let value: serde_json::Value =
@@ -87,7 +87,7 @@ impl LineStep for PlanStep<'_> {
                 if !value.is_object() {
                     return Err("not a JSON object".to_string());
                 }
-                eval(&how, &mut self.worker, &value, line, out);
+                eval(&how, &mut self.worker, &value, line, out, None);
             }
         }
         Ok(())
@@ -102,42 +102,40 @@ struct How<'w> {
 }
 
 /// Evaluate one parsed line (the same for both engines): count a hit, and write the line,
-/// format or keep its row, or fold it into the chunk's accumulator.
+/// format or keep its row, or fold it into the chunk's accumulator. `matched` is `where`'s
+/// answer when the caller already has it (`None`: evaluate it here).
 fn eval<'a, D: Doc<'a>>(
     how: &How<'_>,
     worker: &mut Worker<'_>,
     root: D,
     line: &[u8],
     out: &mut ChunkOut,
+    matched: Option<bool>,
 ) {
+    if !matched.unwrap_or_else(|| worker.matches(root)) {
+        return;
+    }
+    out.hits += 1;
     match how.kind {
         Kind::Lines => {
-            if worker.matches(root) {
-                out.hits += 1;
-                out.rows += 1;
-                out.buf.extend_from_slice(line);
-                out.buf.push(b'\n');
-            }
+            out.rows += 1;
+            out.buf.extend_from_slice(line);
+            out.buf.push(b'\n');
         }
         Kind::Rows => {
-            if worker.matches(root) {
-                out.hits += 1;
-                out.rows += 1;
-                worker.with_row(root, |row| {
-                    if how.table {
-                        out.table
-                            .push(row.iter().cloned().map(Value::into_owned).collect());
-                    } else {
-                        how.writer.row(row, &mut out.buf);
-                    }
-                });
-            }
+            out.rows += 1;
+            worker.with_row(root, |row| {
+                if how.table {
+                    out.table
+                        .push(row.iter().cloned().map(Value::into_owned).collect());
+                } else {
+                    how.writer.row(row, &mut out.buf);
+                }
+            });
         }
         Kind::Collect => {
-            if let Some(acc) = out.acc.as_mut()
-                && worker.accumulate(root, acc)
-            {
-                out.hits += 1;
+            if let Some(acc) = out.acc.as_mut() {
+                worker.fold(root, acc);
             }
         }
     }

@@ -107,8 +107,13 @@ impl<'p> Worker<'p> {
         if !self.matches(root) {
             return false;
         }
-        agg::accumulate(self, root, acc);
+        self.fold(root, acc);
         true
+    }
+
+    /// [`Worker::accumulate`] for a line already known to pass `where` ([`Worker::matches`]).
+    pub fn fold<'a, D: Doc<'a>>(&mut self, root: D, acc: &mut Accumulator) {
+        agg::accumulate(self, root, acc);
     }
 }
 

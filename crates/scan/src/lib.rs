@@ -58,7 +58,7 @@ use std::fmt;
 pub use rust_decimal::Decimal;
 pub use state::DEPTH_LIMIT;
 
-use state::{Frame, Kind, Machine, Node, Resume};
+use state::{Frame, Kind, Machine, Node};
 
 /// Which character-search implementation scans lines. Chosen once per run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -257,7 +257,7 @@ pub struct Parser {
     stack: Vec<Frame>,
     /// After a [`Parser::parse_prefix`] that stopped early: the line's address and length,
     /// and where its rest begins.
-    deferred: Option<(usize, usize, (usize, Resume))>,
+    deferred: Option<(usize, usize, (usize, state::At))>,
 }
 
 impl Parser {
@@ -324,12 +324,18 @@ impl Parser {
         let text = validate_utf8(line)?;
         let mut machine = Machine::resume(line, &mut self.nodes, &mut self.stack, at);
         self.engine.scan(&mut machine)?;
+        Ok(self.document(text))
+    }
+
+    /// The document of the line just scanned (its tape checked first in tests, debug builds
+    /// and with the `checked` feature).
+    fn document<'a>(&'a self, text: &'a str) -> Document<'a> {
         #[cfg(any(test, debug_assertions, feature = "checked"))]
-        state::check_tape(&self.nodes, line.len());
-        Ok(Document {
+        state::check_tape(&self.nodes, text.len());
+        Document {
             line: text,
             nodes: &self.nodes,
-        })
+        }
     }
 
     fn run<'a>(
@@ -348,12 +354,7 @@ impl Parser {
         self.deferred = machine
             .deferred
             .map(|at| (line.as_ptr() as usize, line.len(), at));
-        #[cfg(any(test, debug_assertions, feature = "checked"))]
-        state::check_tape(&self.nodes, line.len());
-        Ok(Document {
-            line: text,
-            nodes: &self.nodes,
-        })
+        Ok(self.document(text))
     }
 }
 

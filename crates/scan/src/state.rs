@@ -92,9 +92,10 @@ pub(crate) struct Frame {
     object: bool,
 }
 
-/// Where the parse loop resumes.
+/// Where the parse loop resumes (and where a deferred scan goes on: `ObjectStart` or
+/// `AfterValue`, with only the root open).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum At {
+pub(crate) enum At {
     /// After a `{`.
     ObjectStart,
     /// At the opening quote of a key.
@@ -122,16 +123,9 @@ pub(crate) struct Machine<'t> {
     /// Stop, without validating the rest, once indexing has stopped ([`Machine::deferred`]).
     defer: bool,
     /// Where the machine stopped for `defer`: the position and what comes next there.
-    pub(crate) deferred: Option<(usize, Resume)>,
+    pub(crate) deferred: Option<(usize, At)>,
     /// Where a resumed machine starts.
-    resume: Option<(usize, Resume)>,
-}
-
-/// Where a deferred scan goes on: after the root's `{`, or after one of its members' values.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Resume {
-    ObjectStart,
-    AfterValue,
+    resume: Option<(usize, At)>,
 }
 
 impl<'t> Machine<'t> {
@@ -180,7 +174,7 @@ impl<'t> Machine<'t> {
         bytes: &'t [u8],
         nodes: &'t mut Vec<Node>,
         stack: &'t mut Vec<Frame>,
-        at: (usize, Resume),
+        at: (usize, At),
     ) -> Machine<'t> {
         stack.clear();
         stack.push(Frame {
@@ -207,15 +201,14 @@ impl<'t> Machine<'t> {
     #[inline(always)]
     pub(crate) fn run(&mut self, find: impl FnMut(usize) -> usize) -> Result<(), Malformed> {
         let (q, at) = match self.resume.take() {
-            Some((q, Resume::ObjectStart)) => (q, At::ObjectStart),
-            Some((q, Resume::AfterValue)) => (q, At::AfterValue),
+            Some(at) => at,
             None => {
                 let q = self.skip(0);
                 if self.bytes.get(q) != Some(&b'{') {
                     return Err(Malformed::new(q, Reason::NotAnObject));
                 }
                 self.open(q, true)?;
-                if self.stop(q + 1, Resume::ObjectStart) {
+                if self.stop(q + 1, At::ObjectStart) {
                     return Ok(());
                 }
                 (q + 1, At::ObjectStart)
@@ -279,7 +272,7 @@ impl<'t> Machine<'t> {
                         _ => q = self.scalar(q)?,
                     }
                     self.value_done();
-                    if self.stop(q, Resume::AfterValue) {
+                    if self.stop(q, At::AfterValue) {
                         return Ok(());
                     }
                     q = self.skip(q);
@@ -338,7 +331,7 @@ impl<'t> Machine<'t> {
                     }
                 },
                 At::AfterValue => {
-                    if self.stop(q, Resume::AfterValue) {
+                    if self.stop(q, At::AfterValue) {
                         return Ok(());
                     }
                     q = self.skip(q);
@@ -377,11 +370,11 @@ impl<'t> Machine<'t> {
     /// root's node then spans the part read (`q` is where the rest begins) and links past the
     /// tape, so lookups of the keys read work.
     #[inline(always)]
-    fn stop(&mut self, q: usize, resume: Resume) -> bool {
+    fn stop(&mut self, q: usize, at: At) -> bool {
         if !self.defer || self.indexing || self.stack.len() != 1 {
             return false;
         }
-        self.deferred = Some((q, resume));
+        self.deferred = Some((q, at));
         let next = self.nodes.len() as u32;
         if let Some(root) = self.nodes.first_mut() {
             root.end = q as u32;

@@ -126,14 +126,7 @@ fn check_prefix(parser: &mut Parser, line: &[u8], set: &KeySet) -> Result<(), St
             return Ok(());
         }
     }
-    let got = match parser.finish(line) {
-        Err(e) => format!("error {e:?}"),
-        Ok(doc) => {
-            let mut out = format!("{} nodes ", doc.indexed());
-            value(&mut out, Value::Object(doc.root()));
-            out
-        }
-    };
+    let got = rendered(parser.finish(line));
     if got != want {
         return Err(format!(
             "{name}: parse_prefix + finish {got} vs parse_until {want}"
@@ -144,10 +137,14 @@ fn check_prefix(parser: &mut Parser, line: &[u8], set: &KeySet) -> Result<(), St
 
 /// Everything observable about a parse, as text.
 pub fn render(parser: &mut Parser, line: &[u8], want: Option<&KeySet>) -> String {
-    let doc = match want {
+    rendered(match want {
         Some(w) => parser.parse_until(line, w),
         None => parser.parse(line),
-    };
+    })
+}
+
+/// Everything observable about a parse's result, as text.
+fn rendered(doc: Result<ndq_scan::Document<'_>, ndq_scan::Malformed>) -> String {
     match doc {
         Err(e) => format!("error {e:?}"),
         Ok(doc) => {
