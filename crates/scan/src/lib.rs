@@ -207,6 +207,9 @@ impl std::error::Error for Malformed {}
 #[derive(Clone, Debug, Default)]
 pub struct KeySet {
     keys: Vec<String>,
+    /// Bit `min(n, 63)` is set when some key is `n` bytes long: most keys of a line are told
+    /// apart from the wanted ones by their length alone.
+    lengths: u64,
 }
 
 impl KeySet {
@@ -217,6 +220,7 @@ impl KeySet {
             let key = key.as_ref();
             if !set.contains(key) {
                 set.keys.push(key.to_owned());
+                set.lengths |= length_bit(key.len());
             }
         }
         set
@@ -237,6 +241,12 @@ impl KeySet {
     pub fn iter(&self) -> impl Iterator<Item = &str> + '_ {
         self.keys.iter().map(String::as_str)
     }
+    /// Whether a key whose raw text between the quotes is `len` bytes long may be in the set
+    /// (an escaped key may be longer raw than its text: always maybe).
+    #[inline(always)]
+    pub(crate) fn may_hold(&self, len: usize, escaped: bool) -> bool {
+        escaped || self.lengths & length_bit(len) != 0
+    }
     /// The position of the key whose raw (possibly escaped) text between the quotes is `raw`.
     pub(crate) fn position(&self, raw: &[u8], escaped: bool) -> Option<usize> {
         if escaped {
@@ -246,6 +256,12 @@ impl KeySet {
             self.keys.iter().position(|k| k.as_bytes() == raw)
         }
     }
+}
+
+/// The bit of [`KeySet::lengths`] for keys of `len` bytes.
+#[inline(always)]
+fn length_bit(len: usize) -> u64 {
+    1 << len.min(63)
 }
 
 /// Reusable scanning state: one per worker; its buffers are kept from one line to the next.
@@ -300,8 +316,8 @@ impl Parser {
     /// Like [`Parser::parse_until`], but stops as soon as every key in `want` has been read at
     /// the top level, **without validating the rest of the line**. The values of those keys
     /// are complete and checked, so lookups of them answer as after `parse_until`; but the
-    /// line is not yet known to be a well-formed object, and `root().raw()` covers only the
-    /// part read. It lets a caller rule a line out from those values alone;
+    /// line is not yet known to be a well-formed object (nor the rest of it to be UTF-8), and
+    /// `root().raw()` and `text()` cover only the part read. It lets a caller rule a line out from those values alone;
     /// [`Parser::finish`] then validates the rest when the line is kept. (When the keys are
     /// not all there, the whole line was read and validated already.)
     pub fn parse_prefix<'a>(
@@ -348,12 +364,29 @@ impl Parser {
         if line.len() >= u32::MAX as usize {
             return Err(Malformed::new(u32::MAX as usize, Reason::TooLong));
         }
-        let text = validate_utf8(line)?;
-        let mut machine = Machine::new(line, &mut self.nodes, &mut self.stack, want).defer(defer);
-        self.engine.scan(&mut machine)?;
-        self.deferred = machine
-            .deferred
-            .map(|at| (line.as_ptr() as usize, line.len(), at));
+        if !defer {
+            let text = validate_utf8(line)?;
+            let mut machine = Machine::new(line, &mut self.nodes, &mut self.stack, want);
+            self.engine.scan(&mut machine)?;
+            return Ok(self.document(text));
+        }
+        // A deferred scan checks the UTF-8 of only the part it read: the machine works on
+        // bytes, so it runs first. A UTF-8 error in the part read still comes before any
+        // syntax error, as in `parse_until`.
+        let mut machine = Machine::new(line, &mut self.nodes, &mut self.stack, want).defer(true);
+        let scanned = self.engine.scan(&mut machine);
+        let deferred = machine.deferred;
+        let read = match (scanned, deferred) {
+            (Err(e), _) => {
+                validate_utf8(line)?;
+                return Err(e);
+            }
+            // The part read ends just after an ASCII byte, so on a character boundary.
+            (Ok(()), Some((q, _))) => line.get(..q).unwrap_or(line),
+            (Ok(()), None) => line,
+        };
+        let text = validate_utf8(read)?;
+        self.deferred = deferred.map(|at| (line.as_ptr() as usize, line.len(), at));
         Ok(self.document(text))
     }
 }
@@ -390,7 +423,7 @@ impl<'a> Document<'a> {
             at: At::new(self.line, self.nodes, 0),
         }
     }
-    /// The whole line as text.
+    /// The whole line as text (after [`Parser::parse_prefix`] stopped early: the part read).
     pub fn text(&self) -> &'a str {
         self.line
     }

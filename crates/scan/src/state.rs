@@ -198,8 +198,13 @@ impl<'t> Machine<'t> {
     /// Scan the whole line. `find(from)` gives the position of the next byte at or after
     /// `from` that is `"`, `\\` or below 0x20, or the line's length if there is none: that
     /// search is what the feeders implement.
+    ///
+    /// The grammar runs in two copies of one loop ([`Machine::walk`]): one that writes the
+    /// tape, and one that only validates, which takes over once indexing stops (or from the
+    /// start of a resumed machine). The second has no tape or wanted-key work at all, so the
+    /// part of a line after the last key a query reads costs only its validation.
     #[inline(always)]
-    pub(crate) fn run(&mut self, find: impl FnMut(usize) -> usize) -> Result<(), Malformed> {
+    pub(crate) fn run(&mut self, mut find: impl FnMut(usize) -> usize) -> Result<(), Malformed> {
         let (q, at) = match self.resume.take() {
             Some(at) => at,
             None => {
@@ -207,33 +212,58 @@ impl<'t> Machine<'t> {
                 if self.bytes.get(q) != Some(&b'{') {
                     return Err(Malformed::new(q, Reason::NotAnObject));
                 }
-                self.open(q, true)?;
-                if self.stop(q + 1, At::ObjectStart) {
+                self.open::<true>(q, true)?;
+                let stopped = if self.indexing {
+                    self.walk::<true>(&mut find, q + 1, At::ObjectStart)?
+                } else {
+                    // `parse_until` with no keys wanted: nothing to index.
+                    Some((q + 1, At::ObjectStart))
+                };
+                let Some((q, at)) = stopped else {
+                    return Ok(());
+                };
+                if self.defer {
+                    self.defer_at(q, at);
                     return Ok(());
                 }
-                (q + 1, At::ObjectStart)
+                (q, at)
             }
         };
-        self.run_from(find, q, at)
+        self.walk::<false>(&mut find, q, at).map(|_| ())
     }
 
-    /// [`Machine::run`] from position `q` in state `at`.
+    /// Stop for `defer` at `q`, where `at` comes next, with only the root open. The root's
+    /// node then spans the part read and links past the tape, so lookups of the keys read
+    /// work.
+    fn defer_at(&mut self, q: usize, at: At) {
+        self.deferred = Some((q, at));
+        let next = self.nodes.len() as u32;
+        if let Some(root) = self.nodes.first_mut() {
+            root.end = q as u32;
+            root.next = next;
+        }
+    }
+
+    /// The grammar from position `q` in state `at`, until the root closes (`None`, after
+    /// checking that only blanks follow) or, when indexing (`INDEX`), until indexing stops:
+    /// then `Some` of the position and state to go on from, with only the root open.
     #[inline(always)]
-    fn run_from(
+    fn walk<const INDEX: bool>(
         &mut self,
-        mut find: impl FnMut(usize) -> usize,
+        find: &mut impl FnMut(usize) -> usize,
         mut q: usize,
         mut at: At,
-    ) -> Result<(), Malformed> {
+    ) -> Result<Option<(usize, At)>, Malformed> {
         let bytes = self.bytes;
         'outer: loop {
             match at {
                 At::ObjectStart => {
-                    q = self.skip(q);
-                    match bytes.get(q) {
-                        Some(b'"') => at = At::Members,
-                        Some(b'}') => {
-                            if self.close(q, true)? {
+                    let b;
+                    (q, b) = self.peek(q);
+                    match b {
+                        b'"' => at = At::Members,
+                        b'}' => {
+                            if self.close::<INDEX>(q, true)? {
                                 break;
                             }
                             q += 1;
@@ -244,47 +274,49 @@ impl<'t> Machine<'t> {
                 }
                 At::Members => loop {
                     // At the opening quote of a key.
-                    let (end, escaped) = self.string(q, &mut find)?;
-                    self.key(q, end, escaped);
-                    q = self.skip(end + 1);
-                    if bytes.get(q) != Some(&b':') {
-                        return Err(syntax(q));
+                    let (end, escaped) = self.string(q, find)?;
+                    self.key::<INDEX>(q, end, escaped);
+                    let (colon, b) = self.peek(end + 1);
+                    if b != b':' {
+                        return Err(syntax(colon));
                     }
-                    q = self.skip(q + 1);
-                    match bytes.get(q) {
-                        Some(b'"') => {
-                            let (end, escaped) = self.string(q, &mut find)?;
-                            self.push(q, end + 1, Kind::String, escaped);
+                    let b;
+                    (q, b) = self.peek(colon + 1);
+                    match b {
+                        b'"' => {
+                            let (end, escaped) = self.string(q, find)?;
+                            self.push::<INDEX>(q, end + 1, Kind::String, escaped);
                             q = end + 1;
                         }
-                        Some(b'{') => {
-                            self.open(q, true)?;
+                        b'{' => {
+                            self.open::<INDEX>(q, true)?;
                             q += 1;
                             at = At::ObjectStart;
                             continue 'outer;
                         }
-                        Some(b'[') => {
-                            self.open(q, false)?;
+                        b'[' => {
+                            self.open::<INDEX>(q, false)?;
                             q += 1;
                             at = At::ArrayStart;
                             continue 'outer;
                         }
-                        _ => q = self.scalar(q)?,
+                        _ => q = self.scalar::<INDEX>(q)?,
                     }
-                    self.value_done();
-                    if self.stop(q, At::AfterValue) {
-                        return Ok(());
+                    if INDEX && self.value_done() {
+                        return Ok(Some((q, At::AfterValue)));
                     }
-                    q = self.skip(q);
-                    match bytes.get(q) {
-                        Some(b',') => {
-                            q = self.skip(q + 1);
-                            if bytes.get(q) != Some(&b'"') {
+                    let b;
+                    (q, b) = self.peek(q);
+                    match b {
+                        b',' => {
+                            let b;
+                            (q, b) = self.peek(q + 1);
+                            if b != b'"' {
                                 return Err(syntax(q));
                             }
                         }
-                        Some(b'}') => {
-                            if self.close(q, true)? {
+                        b'}' => {
+                            if self.close::<INDEX>(q, true)? {
                                 break 'outer;
                             }
                             q += 1;
@@ -295,9 +327,10 @@ impl<'t> Machine<'t> {
                     }
                 },
                 At::ArrayStart => {
-                    q = self.skip(q);
-                    if bytes.get(q) == Some(&b']') {
-                        if self.close(q, false)? {
+                    let b;
+                    (q, b) = self.peek(q);
+                    if b == b']' {
+                        if self.close::<INDEX>(q, false)? {
                             break;
                         }
                         q += 1;
@@ -308,47 +341,49 @@ impl<'t> Machine<'t> {
                 }
                 At::Value => match bytes.get(q) {
                     Some(b'"') => {
-                        let (end, escaped) = self.string(q, &mut find)?;
-                        self.push(q, end + 1, Kind::String, escaped);
-                        self.value_done();
+                        let (end, escaped) = self.string(q, find)?;
+                        self.push::<INDEX>(q, end + 1, Kind::String, escaped);
                         q = end + 1;
+                        // Inside an array: never the end of a top-level value.
                         at = At::AfterValue;
                     }
                     Some(b'{') => {
-                        self.open(q, true)?;
+                        self.open::<INDEX>(q, true)?;
                         q += 1;
                         at = At::ObjectStart;
                     }
                     Some(b'[') => {
-                        self.open(q, false)?;
+                        self.open::<INDEX>(q, false)?;
                         q += 1;
                         at = At::ArrayStart;
                     }
                     _ => {
-                        q = self.scalar(q)?;
-                        self.value_done();
+                        q = self.scalar::<INDEX>(q)?;
                         at = At::AfterValue;
                     }
                 },
                 At::AfterValue => {
-                    if self.stop(q, At::AfterValue) {
-                        return Ok(());
+                    if INDEX && !self.indexing {
+                        // A top-level container value closed with the last wanted key.
+                        return Ok(Some((q, At::AfterValue)));
                     }
-                    q = self.skip(q);
-                    match bytes.get(q) {
-                        Some(b',') => {
-                            q = self.skip(q + 1);
+                    let b;
+                    (q, b) = self.peek(q);
+                    match b {
+                        b',' => {
+                            let b;
+                            (q, b) = self.peek(q + 1);
                             let in_object = self.stack.last().is_some_and(|f| f.object);
                             if !in_object {
                                 at = At::Value;
-                            } else if bytes.get(q) == Some(&b'"') {
+                            } else if b == b'"' {
                                 at = At::Members;
                             } else {
                                 return Err(syntax(q));
                             }
                         }
-                        Some(&b @ (b'}' | b']')) => {
-                            if self.close(q, b == b'}')? {
+                        b'}' | b']' => {
+                            if self.close::<INDEX>(q, b == b'}')? {
                                 break;
                             }
                             q += 1;
@@ -363,24 +398,20 @@ impl<'t> Machine<'t> {
         if t < bytes.len() {
             return Err(Malformed::new(t, Reason::TrailingCharacters));
         }
-        Ok(())
+        Ok(None)
     }
 
-    /// Whether to stop here for `defer`: indexing has stopped with only the root open. The
-    /// root's node then spans the part read (`q` is where the rest begins) and links past the
-    /// tape, so lookups of the keys read work.
+    /// The first position at or after `q` that is not a blank, and its byte (0 past the end,
+    /// which no rule accepts). Minified JSON has no blanks: one compare decides.
     #[inline(always)]
-    fn stop(&mut self, q: usize, at: At) -> bool {
-        if !self.defer || self.indexing || self.stack.len() != 1 {
-            return false;
+    fn peek(&self, q: usize) -> (usize, u8) {
+        match self.bytes.get(q) {
+            Some(&b) if b > b' ' => (q, b),
+            _ => {
+                let q = self.skip(q);
+                (q, self.bytes.get(q).copied().unwrap_or(0))
+            }
         }
-        self.deferred = Some((q, at));
-        let next = self.nodes.len() as u32;
-        if let Some(root) = self.nodes.first_mut() {
-            root.end = q as u32;
-            root.next = next;
-        }
-        true
     }
 
     /// The first position at or after `q` that is not a blank.
@@ -447,9 +478,17 @@ impl<'t> Machine<'t> {
 
     /// A key from the quote at `open` to the quote at `close`.
     #[inline(always)]
-    fn key(&mut self, open: usize, close: usize, escaped: bool) {
-        self.push(open, close + 1, Kind::Key, escaped);
-        if self.wanted != 0 && self.stack.len() == 1 {
+    fn key<const INDEX: bool>(&mut self, open: usize, close: usize, escaped: bool) {
+        if !INDEX {
+            return;
+        }
+        self.push::<true>(open, close + 1, Kind::Key, escaped);
+        if self.wanted != 0
+            && self.stack.len() == 1
+            && self
+                .want
+                .is_some_and(|w| w.may_hold(close - open - 1, escaped))
+        {
             self.check_wanted(open + 1, close, escaped);
         }
     }
@@ -468,21 +507,24 @@ impl<'t> Machine<'t> {
         }
     }
 
-    /// A value inside a container ended; maybe stop indexing.
+    /// A value inside a container ended (while indexing); whether that stopped indexing: the
+    /// value was the last wanted top-level key's.
     #[inline(always)]
-    fn value_done(&mut self) {
+    fn value_done(&mut self) -> bool {
         if self.pending != 0 && self.stack.len() == 1 {
             self.wanted &= !self.pending;
             self.pending = 0;
             if self.wanted == 0 {
                 self.indexing = false;
+                return true;
             }
         }
+        false
     }
 
     #[inline(always)]
-    fn push(&mut self, start: usize, end: usize, kind: Kind, escaped: bool) {
-        if self.indexing {
+    fn push<const INDEX: bool>(&mut self, start: usize, end: usize, kind: Kind, escaped: bool) {
+        if INDEX {
             // Casts: the line is shorter than u32::MAX bytes and has at most one node per byte.
             let next = self.nodes.len() as u32 + 1;
             self.nodes.push(Node {
@@ -496,15 +538,15 @@ impl<'t> Machine<'t> {
     }
 
     #[inline(always)]
-    fn open(&mut self, p: usize, object: bool) -> Result<(), Malformed> {
+    fn open<const INDEX: bool>(&mut self, p: usize, object: bool) -> Result<(), Malformed> {
         if self.stack.len() >= DEPTH_LIMIT {
             return Err(Malformed::new(p, Reason::TooDeep));
         }
         let node = self.nodes.len() as u32;
         let kind = if object { Kind::Object } else { Kind::Array };
-        self.push(p, p + 1, kind, false);
+        self.push::<INDEX>(p, p + 1, kind, false);
         self.stack.push(Frame { node, object });
-        if self.stack.len() == 1 && self.want.is_some() && self.wanted == 0 {
+        if INDEX && self.stack.len() == 1 && self.want.is_some() && self.wanted == 0 {
             // `parse_until` with no keys wanted: nothing to index.
             self.indexing = false;
         }
@@ -513,7 +555,7 @@ impl<'t> Machine<'t> {
 
     /// Close the container whose closing bracket is at `p`; whether it was the root.
     #[inline(always)]
-    fn close(&mut self, p: usize, object: bool) -> Result<bool, Malformed> {
+    fn close<const INDEX: bool>(&mut self, p: usize, object: bool) -> Result<bool, Malformed> {
         let Some(frame) = self.stack.pop() else {
             return Err(syntax(p));
         };
@@ -521,7 +563,7 @@ impl<'t> Machine<'t> {
             return Err(syntax(p));
         }
         // Once indexing has stopped only the root's node is still open on the tape.
-        if self.indexing || self.stack.is_empty() {
+        if INDEX || self.stack.is_empty() {
             let next = self.nodes.len() as u32;
             if let Some(n) = self.nodes.get_mut(frame.node as usize) {
                 n.end = p as u32 + 1;
@@ -531,7 +573,9 @@ impl<'t> Machine<'t> {
         if self.stack.is_empty() {
             return Ok(true);
         }
-        self.value_done();
+        if INDEX {
+            self.value_done();
+        }
         Ok(false)
     }
 
@@ -542,7 +586,7 @@ impl<'t> Machine<'t> {
     /// token. The error offsets are those of matching the whole token: the grammar never
     /// takes a structural byte or a blank, so it stops where the token ends or earlier.
     #[inline(always)]
-    fn scalar(&mut self, q: usize) -> Result<usize, Malformed> {
+    fn scalar<const INDEX: bool>(&mut self, q: usize) -> Result<usize, Malformed> {
         let bytes = self.bytes;
         let ends_at = |e: usize| bytes.get(e).is_none_or(|&b| ENDS_TOKEN[usize::from(b)]);
         let (e, kind) = if let Some(b'-' | b'0'..=b'9') = bytes.get(q) {
@@ -565,7 +609,7 @@ impl<'t> Machine<'t> {
                 None => return Err(syntax(q)),
             }
         };
-        self.push(q, e, kind, false);
+        self.push::<INDEX>(q, e, kind, false);
         Ok(e)
     }
 }

@@ -319,6 +319,26 @@ fn parse_until_stops_indexing_but_still_validates() {
             .unwrap();
         assert_eq!(doc.root().get("Elapsed").map(|v| v.raw()), Some("5"));
         assert!(doc.root().get("z").is_none());
+        // The last wanted value is a container: indexing stops when it closes, and a
+        // deferred scan stops right after it.
+        let nested = br#"{"a":1,"Elapsed":{"x":[2,{}]},"c":{"d":[3]},"e":4}"#;
+        let doc = p.parse_until(nested, &want).unwrap();
+        assert_eq!(doc.indexed(), 9);
+        assert_eq!(
+            doc.root().get("Elapsed").map(|v| v.raw()),
+            Some(r#"{"x":[2,{}]}"#)
+        );
+        assert!(doc.root().get("e").is_none());
+        let doc = p.parse_prefix(nested, &want).unwrap();
+        assert_eq!(doc.indexed(), 9);
+        assert_eq!(doc.text(), r#"{"a":1,"Elapsed":{"x":[2,{}]}"#);
+        // A key the set holds no key of that length is never compared; one it holds is.
+        let one = KeySet::new(["Elapsed"]);
+        let doc = p
+            .parse_until(br#"{"Elapsedx":1,"Elapsed":2,"b":3}"#, &one)
+            .unwrap();
+        assert_eq!(doc.root().get("Elapsed").map(|v| v.raw()), Some("2"));
+        assert_eq!(doc.indexed(), 5);
     }
 }
 

@@ -107,6 +107,11 @@ fn check_prefix(parser: &mut Parser, line: &[u8], set: &KeySet) -> Result<(), St
     let until = parser.parse_until(line, set).map(|d| wanted(&d));
     match parser.parse_prefix(line, set) {
         Ok(doc) => {
+            if !line.starts_with(doc.text().as_bytes()) {
+                return Err(format!(
+                    "{name}: parse_prefix's text is not the line's start"
+                ));
+            }
             if let Ok(until) = &until
                 && wanted(&doc) != *until
             {

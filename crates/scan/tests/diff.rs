@@ -134,3 +134,25 @@ fn printer_covers_whitespace_and_escapes() {
         check_line(line.as_bytes()).unwrap();
     }
 }
+
+#[test]
+fn a_deferred_scan_checks_the_utf8_of_only_the_part_it_read() {
+    let set = ndq_scan::KeySet::new(["b"]);
+    let bad_rest = b"{\"a\":\"x\",\"b\":1,\"c\":\"\xff\"}";
+    let bad_read = b"{\"a\":\"\xff\",\"b\":1,\"c\":[}";
+    for scanner in crate::common::scanners() {
+        let mut parser = Parser::new(scanner);
+        let until = parser.parse_until(bad_rest, &set).map(|_| ()).unwrap_err();
+        assert_eq!(
+            (until.reason, until.offset),
+            (ndq_scan::Reason::InvalidUtf8, 20)
+        );
+        let doc = parser.parse_prefix(bad_rest, &set).unwrap();
+        assert_eq!(doc.text(), "{\"a\":\"x\",\"b\":1");
+        assert!(matches!(doc.root().get("b"), Some(Value::Number(n)) if n.raw() == "1"));
+        assert_eq!(parser.finish(bad_rest).map(|_| ()).unwrap_err(), until);
+        // In the part read, a UTF-8 error still comes before the syntax error after it.
+        let e = parser.parse_prefix(bad_read, &set).map(|_| ()).unwrap_err();
+        assert_eq!((e.reason, e.offset), (ndq_scan::Reason::InvalidUtf8, 6));
+    }
+}
