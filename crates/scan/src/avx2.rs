@@ -1,27 +1,31 @@
-//! The AVX2 feeder: inside a string, finds the next `"`, `\` or control character 32 bytes at
-//! a time, so long strings (messages, stack traces) cost one compare per 32 bytes.
+//! The AVX2 feeder: inside a string, finds the next `"`, `\` or control character 64 bytes at
+//! a time, so long strings (messages, stack traces) cost two compares per 64 bytes.
 //!
 //! ```text
+//! block k = bytes[64k .. 64k + 64] (the line's own blocks; the last may be shorter)
+//! mask(k) = bitmask of block k's bytes that are '"' or '\' or below 0x20 (bit i = byte 64k + i;
+//!           a short last block is searched in a zeroed copy and the padding's bits cleared)
 //! find(from):
-//!     at = from
-//!     loop:
-//!         window = the 32 bytes at `at` (unaligned; if fewer than 32 are left, a zeroed
-//!                  [u8; 32] holding a copy of them, and bits past the end are cleared)
-//!         bits = bitmask of window bytes that are '"' or '\' or below 0x20
-//!         if bits != 0: return at + lowest set bit
-//!         if this was the last window: return len (none)
-//!         at += 32
+//!     k = from / 64; if k is not the block kept from the last call: keep k and mask(k)
+//!     bits = mask(k) without the bits below from
+//!     if bits != 0: return 64k + lowest set bit
+//!     for each next block k (none left: return len):
+//!         keep k and mask(k); if mask(k) != 0: return 64k + lowest set bit
 //! ```
 //!
-//! The window starts at the machine's cursor, not at a block boundary: after an escape the
+//! The kept mask is what makes this fast on log lines: most strings are short, and the next
+//! one usually starts in the same block, so finding its end is a shift and a count of zeros
+//! on a register instead of a load and three compares that wait on the last string's end.
+//!
+//! The cursor, not a block boundary, says where the search starts: after an escape the
 //! cursor is past its last byte, so an escaped quote is never reported, however the
 //! backslashes fall. Outside strings the machine walks the few bytes between strings itself
 //! (`state.rs`): measured on the generated logs, that was as fast as keeping a structural
 //! bitmask per 64-byte block (squirrel-json's outside index, an earlier version of this
 //! feeder), and simpler.
 //!
-//! Unsafe code: the load of a window (`_mm256_loadu_si256` from a `&[u8; 32]`, so always 32
-//! readable bytes, unaligned allowed), and the one call into the `#[target_feature]` entry
+//! Unsafe code: the load of a half block (`_mm256_loadu_si256` from a `&[u8; 32]`, so always
+//! 32 readable bytes, unaligned allowed), and the one call into the `#[target_feature]` entry
 //! point, made only with a [`Token`], which exists only after AVX2 was detected. Nothing here
 //! reads outside the line.
 
@@ -59,36 +63,68 @@ pub(crate) fn scan(_: Token, m: &mut Machine<'_>) -> Result<(), Malformed> {
 fn scan_avx2(m: &mut Machine<'_>) -> Result<(), Malformed> {
     let bytes = m.bytes;
     let len = bytes.len();
+    // The block (64 bytes from the line's start) last looked at, and its bitmask.
+    let mut block = usize::MAX;
+    let mut mask = 0u64;
     m.run(|from| {
-        let mut at = from;
+        let mut k = from / 64;
+        if k != block {
+            block = k;
+            mask = block_mask(bytes, k);
+        }
+        let bits = mask & (u64::MAX << (from % 64));
+        if bits != 0 {
+            return k * 64 + bits.trailing_zeros() as usize;
+        }
         loop {
-            let window: Option<&[u8; 32]> = bytes.get(at..at + 32).and_then(|w| w.try_into().ok());
-            match window {
-                Some(window) => {
-                    let bits = inside(window);
-                    if bits != 0 {
-                        return at + bits.trailing_zeros() as usize;
-                    }
-                    at += 32;
-                }
-                None => {
-                    // Fewer than 32 bytes left: search a zeroed copy, ignoring the padding.
-                    let rest = bytes.get(at..).unwrap_or_default();
-                    let mut copy = [0u8; 32];
-                    for (to, from) in copy.iter_mut().zip(rest) {
-                        *to = *from;
-                    }
-                    let keep = (1u32 << rest.len().min(31)) - 1;
-                    let bits = inside(&copy) & keep;
-                    return if bits != 0 {
-                        at + bits.trailing_zeros() as usize
-                    } else {
-                        len
-                    };
-                }
+            k += 1;
+            if k * 64 >= len {
+                return len;
+            }
+            block = k;
+            mask = block_mask(bytes, k);
+            if mask != 0 {
+                return k * 64 + mask.trailing_zeros() as usize;
             }
         }
     })
+}
+
+/// The bitmask of the bytes of block `k` (`bytes[64k..64k + 64]`, bit i = byte 64k + i) that
+/// matter inside a string; bits past the end of `bytes` are clear.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn block_mask(bytes: &[u8], k: usize) -> u64 {
+    let at = k * 64;
+    match bytes.get(at..at + 64) {
+        Some(b) => {
+            let (lo, hi) = b.split_at(32);
+            match (<&[u8; 32]>::try_from(lo), <&[u8; 32]>::try_from(hi)) {
+                (Ok(lo), Ok(hi)) => u64::from(inside(lo)) | u64::from(inside(hi)) << 32,
+                _ => 0,
+            }
+        }
+        None => partial_mask(bytes.get(at..).unwrap_or_default()),
+    }
+}
+
+/// [`block_mask`] of the last, partial block `rest` (fewer than 64 bytes): searched in a zeroed
+/// copy, the padding's bits cleared.
+#[target_feature(enable = "avx2")]
+#[cold]
+#[inline(never)]
+fn partial_mask(rest: &[u8]) -> u64 {
+    let mut copy = [0u8; 64];
+    for (to, from) in copy.iter_mut().zip(rest) {
+        *to = *from;
+    }
+    let (lo, hi) = copy.split_at(32);
+    let all = match (<&[u8; 32]>::try_from(lo), <&[u8; 32]>::try_from(hi)) {
+        (Ok(lo), Ok(hi)) => u64::from(inside(lo)) | u64::from(inside(hi)) << 32,
+        _ => 0,
+    };
+    let keep = (1u64 << rest.len().min(63)) - 1;
+    all & keep
 }
 
 /// The bitmask of the bytes of `window` that matter inside a string: `"`, `\` and bytes
