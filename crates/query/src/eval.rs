@@ -18,7 +18,7 @@ use crate::doc::{Doc, Shape};
 use crate::func::{self, Like};
 use crate::parse::{BinOp, Seg};
 use crate::plan::{Ex, Pattern, Plan};
-use crate::value::{Num, Val, compare, parse_number};
+use crate::value::{Num, Val, cmp_parts, compare, parse_number, simple_parts};
 
 /// Group keys and finished aggregates, for per-group expressions.
 #[derive(Clone, Copy, Default)]
@@ -230,6 +230,32 @@ fn cmp_op(op: BinOp, o: Ordering) -> bool {
     }
 }
 
+/// `path <op> k`, or `k <op> path` when `flip`: the common filter (`Elapsed > 200`). A plain
+/// number in the document (`-?digits[.digits]`) is compared with `k` as integers
+/// ([`cmp_parts`]), without building a Decimal; anything else is compared as [`eval`] does.
+fn cmp_path_number<'x, 'a: 'x, D: Doc<'a>>(
+    op: BinOp,
+    root: D,
+    segs: &[Seg],
+    k: &Decimal,
+    flip: bool,
+) -> Val<'x> {
+    let Some(node) = resolve(root, segs) else {
+        return Val::Null;
+    };
+    if let Shape::Number(raw) = node.shape()
+        && let Some(o) = simple_parts(raw).and_then(|p| cmp_parts(p, k))
+    {
+        return Val::Bool(cmp_op(op, if flip { o.reverse() } else { o }));
+    }
+    let (v, k) = (node_val(node), Val::Num(Num::Dec(*k), None));
+    let (l, r) = if flip { (&k, &v) } else { (&v, &k) };
+    if l.is_null() {
+        return Val::Null;
+    }
+    from_truth(compare(l, r).map(|o| cmp_op(op, o)))
+}
+
 /// Evaluate `ex` on `root`. `'x` is the shorter of the plan's and the document's lifetimes.
 pub(crate) fn eval<'x, 'a: 'x, D: Doc<'a>>(
     ex: &'x Ex,
@@ -274,6 +300,15 @@ pub(crate) fn eval<'x, 'a: 'x, D: Doc<'a>>(
             }
         }
         Ex::Cmp(op, a, b) => {
+            match (&**a, &**b) {
+                (Ex::Path(segs), Ex::Const(Val::Num(Num::Dec(k), _))) => {
+                    return cmp_path_number(*op, root, segs, k, false);
+                }
+                (Ex::Const(Val::Num(Num::Dec(k), _)), Ex::Path(segs)) => {
+                    return cmp_path_number(*op, root, segs, k, true);
+                }
+                _ => {}
+            }
             let l = eval(a, root, cx, s);
             if l.is_null() {
                 return Val::Null;

@@ -361,6 +361,28 @@ q!(
     [r#"{"a":1.00}"#],
     "true|true"
 );
+q!(
+    numbers_compare_with_a_constant_on_either_side,
+    "select a > 2, 2 < a, 2.50 >= a, 3 <= a, -1 >= a, 2.5 = a, a != 2.50, 2.5000 <= a",
+    [r#"{"a":2.5}"#],
+    "true|true|true|false|false|true|false|true"
+);
+q!(
+    constant_comparisons_over_every_number_form,
+    "select count(*) where 3 < a",
+    [
+        r#"{"a":-3}"#,
+        r#"{"a":2.999999999999999999}"#,
+        r#"{"a":"10"}"#,
+        r#"{"a":10}"#,
+        r#"{"a":1e2}"#,
+        r#"{"a":3.0000000000000000000001}"#,
+        r#"{"a":12345678901234567890123}"#,
+        r#"{"a":-0}"#,
+        r#"{"b":9}"#
+    ],
+    "4"
+);
 q!(string_quote_escape, "select 'it''s'", [r#"{}"#], "it's");
 q!(
     backslash_in_literal,

@@ -94,6 +94,11 @@ pub(crate) fn parse_number(s: &str) -> Option<Num> {
 /// sign, so the mantissa fits an i64 and the scale is at most 17. `None` for anything else
 /// (the general parser decides).
 fn parse_simple(s: &str) -> Option<Num> {
+    simple_parts(s).map(|(m, scale)| Num::Dec(Decimal::new(m, scale)))
+}
+
+/// [`parse_simple`]'s number as its mantissa and scale (`-12.50` is `(-1250, 2)`).
+pub(crate) fn simple_parts(s: &str) -> Option<(i64, u32)> {
     let (neg, b) = match s.as_bytes() {
         [b'-', rest @ ..] => (true, rest),
         all => (false, all),
@@ -113,7 +118,19 @@ fn parse_simple(s: &str) -> Option<Num> {
             _ => return None,
         }
     }
-    Some(Num::Dec(Decimal::new(if neg { -m } else { m }, scale)))
+    Some((if neg { -m } else { m }, scale))
+}
+
+/// Compare a number given as [`simple_parts`] with `k`, as integers at the larger scale,
+/// without building a Decimal; `None` when that does not fit an i128 (the caller then
+/// compares Decimals).
+#[inline]
+pub(crate) fn cmp_parts((m, scale): (i64, u32), k: &Decimal) -> Option<Ordering> {
+    let (km, ks) = (k.mantissa(), k.scale());
+    let at = scale.max(ks);
+    let a = i128::from(m).checked_mul(10i128.checked_pow(at - scale)?)?;
+    let b = km.checked_mul(10i128.checked_pow(at - ks)?)?;
+    Some(a.cmp(&b))
 }
 
 fn parse_general(s: &str) -> Option<Num> {
@@ -472,7 +489,38 @@ pub fn format_decimal(d: &Decimal) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
     use std::str::FromStr;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2048))]
+
+        /// The integer comparison agrees with Decimal's on plain numbers and constants of
+        /// every scale 0..=28, near the number and far from it.
+        #[test]
+        fn cmp_parts_agrees_with_decimal(
+            text in "-?(0|[1-9][0-9]{0,8})(\\.[0-9]{1,8})?",
+            km in any::<i64>(),
+            ks in 0u32..=28,
+            d in -2i64..=2,
+        ) {
+            let (m, scale) = simple_parts(&text).unwrap();
+            let x = Decimal::from_str_exact(&text).unwrap();
+            prop_assert_eq!(Decimal::new(m, scale), x);
+            let k = Decimal::new(km, ks);
+            if let Some(o) = cmp_parts((m, scale), &k) {
+                prop_assert_eq!(o, x.cmp(&k), "{} vs {}", text, k);
+            } else {
+                // Only when the scaled numbers leave i128.
+                prop_assert!(ks > 19 || scale > 19);
+            }
+            let near = x + Decimal::new(d, ks);
+            prop_assert_eq!(cmp_parts((m, scale), &near), Some(x.cmp(&near)), "{} vs {}", text, near);
+            // Equal values at other scales.
+            let same = Decimal::from_i128_with_scale(i128::from(m) * 100, scale + 2);
+            prop_assert_eq!(cmp_parts((m, scale), &same), Some(Ordering::Equal));
+        }
+    }
 
     fn dec(s: &str) -> Num {
         Num::Dec(Decimal::from_str(s).unwrap())
