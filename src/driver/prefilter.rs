@@ -141,9 +141,13 @@ impl Search<'_> {
     /// decodes to a character of some literal, found by [`ndq_query::escape_starts`]' walk.
     fn find_escape(&self, from: usize) -> usize {
         let data = self.data;
+        let pre = self.filter.pre;
         escape_starts(&data[from..])
             .map(|at| from + at)
-            .find(|&at| self.filter.pre.escape_bits(&data[at..]) != 0)
+            .find(|&at| {
+                pre.escape_may_matter(data.get(at + 1).copied())
+                    && pre.escape_bits(&data[at..]) != 0
+            })
             .unwrap_or(data.len())
     }
 }

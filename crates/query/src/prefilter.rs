@@ -119,6 +119,9 @@ pub struct Prefilter {
     ascii: [u64; 128],
     /// The same for the other characters of the literals.
     other: Vec<(char, u64)>,
+    /// For each byte `b`: whether an escape `\b...` may decode to a character of some literal
+    /// ([`Prefilter::escape_may_matter`]).
+    escapes: [bool; 256],
 }
 
 impl Prefilter {
@@ -187,6 +190,15 @@ impl Prefilter {
         }
     }
 
+    /// Whether the escape whose backslash is followed by `next` (`None`: nothing) may decode
+    /// to a character of some literal; `false` proves that [`Prefilter::escape_bits`] of it
+    /// is 0. It lets a search pass over the escapes that cannot matter (in logs, mostly `\n`,
+    /// `\"` and `\\`) without decoding them.
+    #[inline]
+    pub fn escape_may_matter(&self, next: Option<u8>) -> bool {
+        next.is_none_or(|b| self.escapes[usize::from(b)])
+    }
+
     /// Bit `i` set: literal `i` may be in `line` (its raw bytes contain it, or an escape of
     /// one of its characters). The reference test; the CLI finds the same facts over whole
     /// chunks.
@@ -231,14 +243,25 @@ impl Prefilter {
                 }
             }
         }
-        Prefilter {
+        let mut pre = Prefilter {
             literals,
             formula,
             any,
             finders,
             ascii,
             other,
+            escapes: [true; 256],
+        };
+        // After the backslash, a `u` starts four hex digits and a byte of 0x80 or more a
+        // longer character: those depend on more bytes and always may matter. Any other byte
+        // is the whole escape as `escape_bits` reads it (a valid short escape, or an invalid
+        // one read as the character itself).
+        for b in 0..=127u8 {
+            if b != b'u' {
+                pre.escapes[usize::from(b)] = pre.escape_bits(&[b'\\', b]) != 0;
+            }
         }
+        pre
     }
 }
 

@@ -454,3 +454,35 @@ fn every_soundness_query_matches_and_skips_some_lines() {
         assert!(skipped > 0, "{query} ({pre}) rules out none");
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(1024))]
+
+    /// An escape the table says cannot matter decodes to no character of any literal, for
+    /// every query of the soundness set and any bytes after the backslash.
+    #[test]
+    fn escapes_that_cannot_matter_have_no_bits(rest in proptest::collection::vec(any::<u8>(), 0..8)) {
+        let mut at = vec![b'\\'];
+        at.extend_from_slice(&rest);
+        for (plan, query) in plans().iter().zip(QUERIES) {
+            let pre = plan.prefilter().unwrap();
+            if !pre.escape_may_matter(at.get(1).copied()) {
+                prop_assert_eq!(pre.escape_bits(&at), 0, "{}: {:?}", query, at);
+            }
+        }
+    }
+}
+
+/// The table passes over the common escapes of logs and keeps the ones that can spell a
+/// literal's character.
+#[test]
+fn escape_table_of_a_path_literal() {
+    let pre = prefilter("select * where match(Message, '/api/customers')");
+    for b in [b'n', b'"', b'\\', b't', b'r', b'b', b'f'] {
+        assert!(!pre.escape_may_matter(Some(b)), "{}", b as char);
+    }
+    for b in [b'/', b'u', b'a', b's', 0xc3] {
+        assert!(pre.escape_may_matter(Some(b)), "{b:#x}");
+    }
+    assert!(pre.escape_may_matter(None));
+}
