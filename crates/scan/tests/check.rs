@@ -9,12 +9,28 @@ use ndq_scan::{KeySet, Parser, Reason, Scanner, Value};
 
 use crate::common::{agree, scanners};
 
+/// The key by which serde_json's `arbitrary_precision` feature (on in this workspace, to keep
+/// numbers' text) marks a number inside its own data model: an object whose only key it is
+/// reads as a number, so serde_json rejects `{"$serde_json::private::Number":"0."}`, which is
+/// valid JSON. On a line holding it serde_json is no oracle.
+const SERDE_NUMBER_TOKEN: &[u8] = b"$serde_json::private::Number";
+
 /// The serde_json verdict and ours must match; for accepted lines, the values too.
 pub fn check_line(line: &[u8]) -> Result<(), String> {
     let want = serde_json::from_slice::<serde_json::Value>(line);
+    let oracle = !line
+        .windows(SERDE_NUMBER_TOKEN.len())
+        .any(|w| w == SERDE_NUMBER_TOKEN);
     for scanner in scanners() {
         let mut parser = Parser::new(scanner);
         let got = parser.parse(line);
+        if !oracle {
+            // Still scanned: no panic, and an error's offset inside the line.
+            if got.as_ref().is_err_and(|e| e.offset > line.len()) {
+                return Err(format!("{}: error offset past the line", scanner.name()));
+            }
+            continue;
+        }
         match (&want, got) {
             (Ok(j @ serde_json::Value::Object(_)), Ok(doc)) => {
                 agree(Value::Object(doc.root()), j)

@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use crate::check::{check_aligned, check_line, check_until};
+use crate::check::{check_aligned, check_line, check_placed, check_until};
 
 fn replay(dir: &Path) -> usize {
     let Ok(entries) = std::fs::read_dir(dir) else {
@@ -22,10 +22,15 @@ fn replay(dir: &Path) -> usize {
         let Ok(bytes) = std::fs::read(&path) else {
             continue;
         };
+        // As the target reads an input: the first byte picks, the rest is the line.
+        let Some((&pick, line)) = bytes.split_first() else {
+            continue;
+        };
         let fail = |e: String| panic!("{}: {e}", path.display());
-        check_line(&bytes).unwrap_or_else(fail);
-        check_until(&bytes, 2).unwrap_or_else(fail);
-        check_aligned(&bytes, None).unwrap_or_else(fail);
+        check_line(line).unwrap_or_else(fail);
+        check_until(line, usize::from(pick % 5)).unwrap_or_else(fail);
+        check_placed(line, usize::from(pick % 64), None).unwrap_or_else(fail);
+        check_aligned(line, None).unwrap_or_else(fail);
         n += 1;
     }
     n
