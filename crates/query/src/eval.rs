@@ -135,7 +135,12 @@ pub(crate) fn resolve<'a, D: Doc<'a>>(root: D, segs: &[Seg]) -> Option<D::Node> 
 
 /// A document value as an evaluation value (numbers parsed, strings unescaped).
 pub(crate) fn node_val<'a, N: Doc<'a>>(n: N) -> Val<'a> {
-    match n.shape() {
+    shape_val(n, n.shape())
+}
+
+/// [`node_val`] of `n` whose shape was already read.
+fn shape_val<'a, N: Doc<'a>>(n: N, shape: Shape<'a>) -> Val<'a> {
+    match shape {
         Shape::Null => Val::Null,
         Shape::Bool(b) => Val::Bool(b),
         Shape::Number(raw) => match parse_number(raw) {
@@ -243,12 +248,13 @@ fn cmp_path_number<'x, 'a: 'x, D: Doc<'a>>(
     let Some(node) = resolve(root, segs) else {
         return Val::Null;
     };
-    if let Shape::Number(raw) = node.shape()
+    let shape = node.shape();
+    if let Shape::Number(raw) = shape
         && let Some(o) = simple_parts(raw).and_then(|p| cmp_parts(p, k))
     {
         return Val::Bool(cmp_op(op, if flip { o.reverse() } else { o }));
     }
-    let (v, k) = (node_val(node), Val::Num(Num::Dec(*k), None));
+    let (v, k) = (shape_val(node, shape), Val::Num(Num::Dec(*k), None));
     let (l, r) = if flip { (&k, &v) } else { (&v, &k) };
     if l.is_null() {
         return Val::Null;

@@ -96,14 +96,8 @@ fn scan_avx2(m: &mut Machine<'_>) -> Result<(), Malformed> {
 #[inline]
 fn block_mask(bytes: &[u8], k: usize) -> u64 {
     let at = k * 64;
-    match bytes.get(at..at + 64) {
-        Some(b) => {
-            let (lo, hi) = b.split_at(32);
-            match (<&[u8; 32]>::try_from(lo), <&[u8; 32]>::try_from(hi)) {
-                (Ok(lo), Ok(hi)) => u64::from(inside(lo)) | u64::from(inside(hi)) << 32,
-                _ => 0,
-            }
-        }
+    match bytes.get(at..at + 64).and_then(|b| b.try_into().ok()) {
+        Some(block) => mask64(block),
         None => partial_mask(bytes.get(at..).unwrap_or_default()),
     }
 }
@@ -118,13 +112,19 @@ fn partial_mask(rest: &[u8]) -> u64 {
     for (to, from) in copy.iter_mut().zip(rest) {
         *to = *from;
     }
-    let (lo, hi) = copy.split_at(32);
-    let all = match (<&[u8; 32]>::try_from(lo), <&[u8; 32]>::try_from(hi)) {
+    let keep = (1u64 << rest.len().min(63)) - 1;
+    mask64(&copy) & keep
+}
+
+/// [`inside`] of 64 bytes, as two halves.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn mask64(block: &[u8; 64]) -> u64 {
+    let (lo, hi) = block.split_at(32);
+    match (<&[u8; 32]>::try_from(lo), <&[u8; 32]>::try_from(hi)) {
         (Ok(lo), Ok(hi)) => u64::from(inside(lo)) | u64::from(inside(hi)) << 32,
         _ => 0,
-    };
-    let keep = (1u64 << rest.len().min(63)) - 1;
-    all & keep
+    }
 }
 
 /// The bitmask of the bytes of `window` that matter inside a string: `"`, `\` and bytes

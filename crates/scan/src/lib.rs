@@ -317,8 +317,9 @@ impl Parser {
     /// the top level, **without validating the rest of the line**. The values of those keys
     /// are complete and checked, so lookups of them answer as after `parse_until`; but the
     /// line is not yet known to be a well-formed object (nor the rest of it to be UTF-8), and
-    /// `root().raw()` and `text()` cover only the part read. It lets a caller rule a line out from those values alone;
-    /// [`Parser::finish`] then validates the rest when the line is kept. (When the keys are
+    /// `root().raw()` and `text()` cover only the part read. It lets a caller rule a line out
+    /// from those values alone; [`Parser::finish`] then validates the rest when the line is
+    /// kept. (When the keys are
     /// not all there, the whole line was read and validated already.)
     pub fn parse_prefix<'a>(
         &'a mut self,

@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use crate::check::{check_aligned, check_line, check_placed, check_until};
+use crate::check::{check_aligned, check_line, check_until};
 
 fn replay(dir: &Path) -> usize {
     let Ok(entries) = std::fs::read_dir(dir) else {
@@ -29,7 +29,7 @@ fn replay(dir: &Path) -> usize {
         let fail = |e: String| panic!("{}: {e}", path.display());
         check_line(line).unwrap_or_else(fail);
         check_until(line, usize::from(pick % 5)).unwrap_or_else(fail);
-        check_placed(line, usize::from(pick % 64), None).unwrap_or_else(fail);
+        // Every offset, so also the one the target's pick places the line at.
         check_aligned(line, None).unwrap_or_else(fail);
         n += 1;
     }
