@@ -54,6 +54,7 @@ mod unescape;
 
 use std::borrow::Cow;
 use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 pub use rust_decimal::Decimal;
 pub use state::DEPTH_LIMIT;
@@ -210,12 +211,20 @@ pub struct KeySet {
     /// Bit `min(n, 63)` is set when some key is `n` bytes long: most keys of a line are told
     /// apart from the wanted ones by their length alone.
     lengths: u64,
+    /// Tells this set (and its clones) from every other one made in this process, so that
+    /// [`Document::wanted`] answers only for the set the document was scanned with (0: the
+    /// empty default set).
+    id: u64,
 }
 
 impl KeySet {
     /// The set of these keys (unescaped text).
     pub fn new<I: IntoIterator<Item = S>, S: AsRef<str>>(keys: I) -> KeySet {
-        let mut set = KeySet::default();
+        static IDS: AtomicU64 = AtomicU64::new(1);
+        let mut set = KeySet {
+            id: IDS.fetch_add(1, Ordering::Relaxed),
+            ..KeySet::default()
+        };
         for key in keys {
             let key = key.as_ref();
             if !set.contains(key) {
@@ -264,6 +273,10 @@ fn length_bit(len: usize) -> u64 {
     1 << len.min(63)
 }
 
+/// What a [`Parser::parse_prefix`] read: the line's address and length, and where its rest
+/// begins if it stopped early (`None`: it read and validated the whole line).
+type Prefix = (usize, usize, Option<(usize, state::At)>);
+
 /// Reusable scanning state: one per worker; its buffers are kept from one line to the next.
 #[derive(Debug)]
 pub struct Parser {
@@ -271,9 +284,14 @@ pub struct Parser {
     engine: Engine,
     nodes: Vec<Node>,
     stack: Vec<Frame>,
-    /// After a [`Parser::parse_prefix`] that stopped early: the line's address and length,
-    /// and where its rest begins.
-    deferred: Option<(usize, usize, (usize, state::At))>,
+    /// For each key of the last scan's [`KeySet`] (when one of at most 64 keys was given):
+    /// the tape index of its first top-level key node, or [`state::NOT_FOUND`]. Empty after a
+    /// scan without one.
+    found: Vec<u32>,
+    /// The [`KeySet::id`] of that set (0 when `found` is empty).
+    found_set: u64,
+    /// After a [`Parser::parse_prefix`]: what it read.
+    deferred: Option<Prefix>,
 }
 
 impl Parser {
@@ -291,6 +309,8 @@ impl Parser {
             engine,
             nodes: Vec::new(),
             stack: Vec::new(),
+            found: Vec::new(),
+            found_set: 0,
             deferred: None,
         }
     }
@@ -319,8 +339,8 @@ impl Parser {
     /// line is not yet known to be a well-formed object (nor the rest of it to be UTF-8), and
     /// `root().raw()` and `text()` cover only the part read. It lets a caller rule a line out
     /// from those values alone; [`Parser::finish`] then validates the rest when the line is
-    /// kept. (When the keys are
-    /// not all there, the whole line was read and validated already.)
+    /// kept. (When the keys are not all there, the whole line was read and validated
+    /// already, and `finish` only hands the document back.)
     pub fn parse_prefix<'a>(
         &'a mut self,
         line: &'a [u8],
@@ -330,7 +350,8 @@ impl Parser {
     }
     /// After [`Parser::parse_prefix`] of this same `line` (the same slice): validate the rest
     /// of it, and give the document that [`Parser::parse_until`] would have given, or its
-    /// error (the same reason and offset). After anything else, `line` is parsed completely.
+    /// error (the same reason and offset), [`Document::wanted`] included. After anything
+    /// else, `line` is parsed completely (and `wanted` cannot tell).
     pub fn finish<'a>(&'a mut self, line: &'a [u8]) -> Result<Document<'a>, Malformed> {
         let Some((ptr, len, at)) = self.deferred.take() else {
             return self.run(line, None, false);
@@ -339,7 +360,12 @@ impl Parser {
             return self.run(line, None, false);
         }
         let text = validate_utf8(line)?;
-        let mut machine = Machine::resume(line, &mut self.nodes, &mut self.stack, at);
+        let Some(at) = at else {
+            // The prefix was the whole line, validated and indexed: its document stands.
+            return Ok(self.document(text));
+        };
+        let mut machine =
+            Machine::resume(line, &mut self.nodes, &mut self.stack, &mut self.found, at);
         self.engine.scan(&mut machine)?;
         Ok(self.document(text))
     }
@@ -352,6 +378,8 @@ impl Parser {
         Document {
             line: text,
             nodes: &self.nodes,
+            found: &self.found,
+            found_set: self.found_set,
         }
     }
 
@@ -362,19 +390,34 @@ impl Parser {
         defer: bool,
     ) -> Result<Document<'a>, Malformed> {
         self.deferred = None;
+        // The machine notes the wanted keys only for a set of at most 64.
+        self.found_set = want.filter(|w| w.len() <= 64).map_or(0, |w| w.id);
         if line.len() >= u32::MAX as usize {
             return Err(Malformed::new(u32::MAX as usize, Reason::TooLong));
         }
         if !defer {
             let text = validate_utf8(line)?;
-            let mut machine = Machine::new(line, &mut self.nodes, &mut self.stack, want);
+            let mut machine = Machine::new(
+                line,
+                &mut self.nodes,
+                &mut self.stack,
+                &mut self.found,
+                want,
+            );
             self.engine.scan(&mut machine)?;
             return Ok(self.document(text));
         }
         // A deferred scan checks the UTF-8 of only the part it read: the machine works on
         // bytes, so it runs first. A UTF-8 error in the part read still comes before any
         // syntax error, as in `parse_until`.
-        let mut machine = Machine::new(line, &mut self.nodes, &mut self.stack, want).defer(true);
+        let mut machine = Machine::new(
+            line,
+            &mut self.nodes,
+            &mut self.stack,
+            &mut self.found,
+            want,
+        )
+        .defer(true);
         let scanned = self.engine.scan(&mut machine);
         let deferred = machine.deferred;
         let read = match (scanned, deferred) {
@@ -387,7 +430,7 @@ impl Parser {
             (Ok(()), None) => line,
         };
         let text = validate_utf8(read)?;
-        self.deferred = deferred.map(|at| (line.as_ptr() as usize, line.len(), at));
+        self.deferred = Some((line.as_ptr() as usize, line.len(), deferred));
         Ok(self.document(text))
     }
 }
@@ -415,6 +458,9 @@ fn utf8_error(line: &[u8]) -> Malformed {
 pub struct Document<'a> {
     line: &'a str,
     nodes: &'a [Node],
+    /// See [`Parser`]'s `found` and `found_set`.
+    found: &'a [u32],
+    found_set: u64,
 }
 
 impl<'a> Document<'a> {
@@ -427,6 +473,25 @@ impl<'a> Document<'a> {
     /// The whole line as text (after [`Parser::parse_prefix`] stopped early: the part read).
     pub fn text(&self) -> &'a str {
         self.line
+    }
+    /// The value of key `i` of `set` (in the order [`KeySet::iter`] gives), when this
+    /// document was scanned with `set` ([`Parser::parse_until`], [`Parser::parse_prefix`] and
+    /// the [`Parser::finish`] after it): what `root().get(key)` answers, found without walking
+    /// the members or comparing keys, since the scanner noted where each wanted key first
+    /// appeared. `None` when the document cannot tell: scanned without `set` (or a clone of
+    /// it), with a set of more than 64 keys, or `i` out of range; then ask `root().get`.
+    pub fn wanted(&self, set: &KeySet, i: usize) -> Option<Option<Value<'a>>> {
+        if set.id != self.found_set {
+            return None;
+        }
+        let &node = self.found.get(i)?;
+        if node == state::NOT_FOUND {
+            return Some(None);
+        }
+        // The key's value node follows it.
+        Some(Some(
+            At::new(self.line, self.nodes, node as usize + 1).value(),
+        ))
     }
     /// How many nodes (keys and values) were indexed: a measure of the work done, used to
     /// test that [`Parser::parse_until`] stops early.

@@ -44,6 +44,9 @@
 
 use crate::{KeySet, Malformed, Reason, number, unescape};
 
+/// A wanted key not seen at the top level (in [`Machine`]'s `found`).
+pub(crate) const NOT_FOUND: u32 = u32::MAX;
+
 /// The deepest nesting of objects and arrays accepted (the root object counts as 1). The same
 /// limit as serde_json's default recursion limit, so the two agree on deep documents.
 pub const DEPTH_LIMIT: usize = 127;
@@ -113,6 +116,9 @@ pub(crate) struct Machine<'t> {
     pub(crate) bytes: &'t [u8],
     nodes: &'t mut Vec<Node>,
     stack: &'t mut Vec<Frame>,
+    /// For each key of `want`: the tape index of its first top-level key node, or
+    /// [`NOT_FOUND`].
+    found: &'t mut Vec<u32>,
     /// Whether nodes are still written (false once `parse_until` has all it wants).
     indexing: bool,
     want: Option<&'t KeySet>,
@@ -136,20 +142,26 @@ impl<'t> Machine<'t> {
         bytes: &'t [u8],
         nodes: &'t mut Vec<Node>,
         stack: &'t mut Vec<Frame>,
+        found: &'t mut Vec<u32>,
         want: Option<&'t KeySet>,
     ) -> Machine<'t> {
         nodes.clear();
         stack.clear();
+        found.clear();
         let want = want.filter(|w| w.len() <= 64);
         let wanted = match want {
             Some(w) if w.len() == 64 => u64::MAX,
             Some(w) => (1u64 << w.len()) - 1,
             None => 0,
         };
+        if let Some(w) = want {
+            found.resize(w.len(), NOT_FOUND);
+        }
         Machine {
             bytes,
             nodes,
             stack,
+            found,
             indexing: true,
             want,
             wanted,
@@ -174,6 +186,7 @@ impl<'t> Machine<'t> {
         bytes: &'t [u8],
         nodes: &'t mut Vec<Node>,
         stack: &'t mut Vec<Frame>,
+        found: &'t mut Vec<u32>,
         at: (usize, At),
     ) -> Machine<'t> {
         stack.clear();
@@ -185,6 +198,7 @@ impl<'t> Machine<'t> {
             bytes,
             nodes,
             stack,
+            found,
             indexing: false,
             want: None,
             wanted: 0,
@@ -503,6 +517,10 @@ impl<'t> Machine<'t> {
             let bit = 1u64 << i;
             if self.wanted & bit != 0 {
                 self.pending = bit;
+                // The key's node was just pushed; the first occurrence is the one kept.
+                if let Some(slot) = self.found.get_mut(i) {
+                    *slot = (self.nodes.len() as u32).saturating_sub(1);
+                }
             }
         }
     }

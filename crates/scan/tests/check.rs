@@ -88,6 +88,7 @@ pub fn check_until(line: &[u8], n: usize) -> Result<(), String> {
         let mut parser = Parser::new(scanner);
         match (parser.parse_until(line, &set), full) {
             (Ok(doc), Ok(values)) => {
+                check_wanted(&doc, &set)?;
                 for (k, v) in keys.iter().zip(values).take(n) {
                     let got = doc.root().get(k).map(|v| v.raw().to_owned());
                     if got != v {
@@ -128,6 +129,7 @@ fn check_prefix(parser: &mut Parser, line: &[u8], set: &KeySet) -> Result<(), St
                     "{name}: parse_prefix's text is not the line's start"
                 ));
             }
+            check_wanted(&doc, set)?;
             if let Ok(until) = &until
                 && wanted(&doc) != *until
             {
@@ -147,7 +149,11 @@ fn check_prefix(parser: &mut Parser, line: &[u8], set: &KeySet) -> Result<(), St
             return Ok(());
         }
     }
-    let got = rendered(parser.finish(line));
+    let finished = parser.finish(line);
+    if let Ok(doc) = &finished {
+        check_wanted(doc, set)?;
+    }
+    let got = rendered_until(finished, set);
     if got != want {
         return Err(format!(
             "{name}: parse_prefix + finish {got} vs parse_until {want}"
@@ -156,12 +162,56 @@ fn check_prefix(parser: &mut Parser, line: &[u8], set: &KeySet) -> Result<(), St
     Ok(())
 }
 
+/// `Document::wanted` answers what `root().get` answers for every key of `set` (and does
+/// not know, for a set of more than 64 keys).
+fn check_wanted(doc: &ndq_scan::Document<'_>, set: &KeySet) -> Result<(), String> {
+    for (i, k) in set.iter().enumerate() {
+        // The same text at the same place: the first occurrence's value.
+        let place = |v: Value<'_>| (v.raw().as_ptr(), v.raw().to_owned());
+        let get = doc.root().get(k).map(place);
+        match doc.wanted(set, i) {
+            Some(found) if set.len() <= 64 => {
+                let found = found.map(place);
+                if found != get {
+                    return Err(format!("wanted({i}) {found:?} vs get({k:?}) {get:?}"));
+                }
+            }
+            None if set.len() > 64 => {}
+            other => {
+                return Err(format!(
+                    "wanted({i}) of a set of {}: {:?}",
+                    set.len(),
+                    other.map(|f| f.map(|v| v.raw()))
+                ));
+            }
+        }
+    }
+    if doc.wanted(set, set.len()).is_some() {
+        return Err("wanted past the set's end".into());
+    }
+    if doc.wanted(&KeySet::new(set.iter()), 0).is_some() {
+        return Err("wanted answers for another set".into());
+    }
+    Ok(())
+}
+
 /// Everything observable about a parse, as text.
 pub fn render(parser: &mut Parser, line: &[u8], want: Option<&KeySet>) -> String {
-    rendered(match want {
-        Some(w) => parser.parse_until(line, w),
-        None => parser.parse(line),
-    })
+    match want {
+        Some(w) => rendered_until(parser.parse_until(line, w), w),
+        None => rendered(parser.parse(line)),
+    }
+}
+
+/// [`rendered`] of a document scanned with the key set `w`, with what `wanted` answers.
+fn rendered_until(doc: Result<ndq_scan::Document<'_>, ndq_scan::Malformed>, w: &KeySet) -> String {
+    let wanted: Vec<_> = match &doc {
+        Ok(doc) => (0..w.len())
+            .map(|i| doc.wanted(w, i).map(|v| v.map(|v| v.raw().to_owned())))
+            .collect(),
+        Err(_) => Vec::new(),
+    };
+    format!("{} wanted {wanted:?}", rendered(doc))
 }
 
 /// Everything observable about a parse's result, as text.
