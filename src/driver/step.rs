@@ -66,20 +66,22 @@ impl LineStep for PlanStep<'_> {
                     .parser
                     .parse_prefix(line, self.plan.key_set())
                     .map_err(|m| m.to_string())?;
-                if !self.worker.matches(doc.root()) {
+                if !self.worker.matches(self.plan.root(doc)) {
                     // Ruled out by values that are final (the first occurrence of a key
                     // wins): the rest of the line is not validated, as with the prefilter.
                     return Ok(());
                 }
                 let doc = self.parser.finish(line).map_err(|m| m.to_string())?;
-                eval(&how, &mut self.worker, doc.root(), line, out, Some(true));
+                let root = self.plan.root(doc);
+                eval(&how, &mut self.worker, root, line, out, Some(true));
             }
             Engine::Lazy => {
                 let doc = self
                     .parser
                     .parse_until(line, self.plan.key_set())
                     .map_err(|m| m.to_string())?;
-                eval(&how, &mut self.worker, doc.root(), line, out, None);
+                let root = self.plan.root(doc);
+                eval(&how, &mut self.worker, root, line, out, None);
             }
             Engine::Serde => {
                 let value: serde_json::Value =

@@ -43,6 +43,13 @@ pub trait Doc<'a>: Copy {
     /// The first member named `key` (unescaped comparison); `None` when absent or when this is
     /// not an object.
     fn get(self, key: &str) -> Option<Self::Node>;
+    /// [`Doc::get`] of a top-level key, `slot` being its position in the plan's key set
+    /// ([`crate::Plan::key_set`]): a document that noted where those keys are answers without
+    /// a search.
+    fn top(self, key: &str, slot: usize) -> Option<Self::Node> {
+        let _ = slot;
+        self.get(key)
+    }
     /// Element `i`; `None` when out of range or when this is not an array.
     fn index(self, i: usize) -> Option<Self::Node>;
     /// What this value is.
@@ -84,6 +91,38 @@ impl<'a> Doc<'a> for ndq_scan::Value<'a> {
     }
     fn raw(self) -> Cow<'a, str> {
         Cow::Borrowed(ndq_scan::Value::raw(&self))
+    }
+}
+
+/// A line scanned by ndq_scan with the plan's key set ([`crate::Plan::root`]): its top-level
+/// keys are looked up where the scanner noted them ([`ndq_scan::Document::wanted`]), without
+/// walking the members and comparing keys.
+#[derive(Clone, Copy, Debug)]
+pub struct Scanned<'a> {
+    pub(crate) doc: ndq_scan::Document<'a>,
+    pub(crate) keys: &'a ndq_scan::KeySet,
+}
+
+impl<'a> Doc<'a> for Scanned<'a> {
+    type Node = ndq_scan::Value<'a>;
+    fn get(self, key: &str) -> Option<ndq_scan::Value<'a>> {
+        self.doc.root().get(key)
+    }
+    #[inline]
+    fn top(self, key: &str, slot: usize) -> Option<ndq_scan::Value<'a>> {
+        match self.doc.wanted(self.keys, slot) {
+            Some(found) => found,
+            None => self.get(key),
+        }
+    }
+    fn index(self, _: usize) -> Option<ndq_scan::Value<'a>> {
+        None
+    }
+    fn shape(self) -> Shape<'a> {
+        Shape::Object
+    }
+    fn raw(self) -> Cow<'a, str> {
+        Cow::Borrowed(ndq_scan::Object::raw(&self.doc.root()))
     }
 }
 

@@ -17,7 +17,7 @@ use crate::agg::{self, Accumulator};
 use crate::doc::{Doc, Shape};
 use crate::func::{self, Like};
 use crate::parse::{BinOp, Seg};
-use crate::plan::{Ex, Pattern, Plan};
+use crate::plan::{Ex, Path, Pattern, Plan};
 use crate::value::{Num, Val, cmp_parts, compare, parse_number, simple_parts};
 
 /// Group keys and finished aggregates, for per-group expressions.
@@ -83,7 +83,7 @@ impl<'p> Worker<'p> {
         }
         for ex in &self.plan.items {
             let v = match ex {
-                Ex::Path(segs) => resolve(root, segs).map_or(Value::Null, node_output),
+                Ex::Path(path) => resolve(root, path).map_or(Value::Null, node_output),
                 ex => eval(ex, root, Cx::default(), &mut self.scratch).into_output(),
             };
             row.push(v);
@@ -118,12 +118,12 @@ impl<'p> Worker<'p> {
 }
 
 /// Follow a property path from the root.
-pub(crate) fn resolve<'a, D: Doc<'a>>(root: D, segs: &[Seg]) -> Option<D::Node> {
-    let (first, rest) = segs.split_first()?;
+pub(crate) fn resolve<'a, D: Doc<'a>>(root: D, path: &Path) -> Option<D::Node> {
+    let (first, rest) = path.segs.split_first()?;
     let Seg::Key(k) = first else {
         return None;
     };
-    let mut n = root.get(k)?;
+    let mut n = root.top(k, path.slot)?;
     for s in rest {
         n = match s {
             Seg::Key(k) => n.get(k)?,
@@ -241,11 +241,11 @@ fn cmp_op(op: BinOp, o: Ordering) -> bool {
 fn cmp_path_number<'x, 'a: 'x, D: Doc<'a>>(
     op: BinOp,
     root: D,
-    segs: &[Seg],
+    path: &Path,
     k: &Decimal,
     flip: bool,
 ) -> Val<'x> {
-    let Some(node) = resolve(root, segs) else {
+    let Some(node) = resolve(root, path) else {
         return Val::Null;
     };
     let shape = node.shape();
@@ -271,7 +271,7 @@ pub(crate) fn eval<'x, 'a: 'x, D: Doc<'a>>(
 ) -> Val<'x> {
     match ex {
         Ex::Const(v) => v.borrowed(),
-        Ex::Path(segs) => resolve(root, segs).map_or(Val::Null, node_val),
+        Ex::Path(path) => resolve(root, path).map_or(Val::Null, node_val),
         Ex::Key(i) => cx.keys.get(*i).map_or(Val::Null, Val::borrowed),
         Ex::Agg(i) => cx.aggs.get(*i).map_or(Val::Null, Val::borrowed),
         Ex::Neg(a) => match eval(a, root, cx, s) {
@@ -307,11 +307,11 @@ pub(crate) fn eval<'x, 'a: 'x, D: Doc<'a>>(
         }
         Ex::Cmp(op, a, b) => {
             match (&**a, &**b) {
-                (Ex::Path(segs), Ex::Const(Val::Num(Num::Dec(k), _))) => {
-                    return cmp_path_number(*op, root, segs, k, false);
+                (Ex::Path(path), Ex::Const(Val::Num(Num::Dec(k), _))) => {
+                    return cmp_path_number(*op, root, path, k, false);
                 }
-                (Ex::Const(Val::Num(Num::Dec(k), _)), Ex::Path(segs)) => {
-                    return cmp_path_number(*op, root, segs, k, true);
+                (Ex::Const(Val::Num(Num::Dec(k), _)), Ex::Path(path)) => {
+                    return cmp_path_number(*op, root, path, k, true);
                 }
                 _ => {}
             }
@@ -393,7 +393,7 @@ pub(crate) fn eval<'x, 'a: 'x, D: Doc<'a>>(
             }
         }
         Ex::IsNull { ex, negated } => Val::Bool(eval(ex, root, cx, s).is_null() != *negated),
-        Ex::Has(segs) => Val::Bool(resolve(root, segs).is_some()),
+        Ex::Has(path) => Val::Bool(resolve(root, path).is_some()),
         Ex::Match(a, pattern) => {
             let v = eval(a, root, cx, s);
             let Some(text) = v.str() else {

@@ -18,11 +18,18 @@ use crate::prefilter::{self, Prefilter};
 use crate::value::{Num, Val, parse_number};
 use crate::{Kind, Worker};
 
+/// A property path, with the position of its first key in the plan's key set.
+#[derive(Debug)]
+pub(crate) struct Path {
+    pub slot: usize,
+    pub segs: Box<[Seg]>,
+}
+
 /// A compiled expression.
 #[derive(Debug)]
 pub(crate) enum Ex {
     Const(Val<'static>),
-    Path(Box<[Seg]>),
+    Path(Path),
     /// Group key `i` (per-group context).
     Key(usize),
     /// Finished aggregate `i` (per-group context).
@@ -48,7 +55,7 @@ pub(crate) enum Ex {
         ex: Box<Ex>,
         negated: bool,
     },
-    Has(Box<[Seg]>),
+    Has(Path),
     Match(Box<Ex>, Pattern<Regex>),
     Coalesce(Vec<Ex>),
     Call(Func, Box<Ex>, Option<Box<Ex>>),
@@ -145,11 +152,22 @@ impl<'q> Planner<'q> {
         Err(QueryError::new(self.q, e.span.start, e.span.end, msg).with_kind(kind))
     }
 
-    fn note_path(&mut self, segs: &[Seg]) {
-        if let Some(Seg::Key(k)) = segs.first()
-            && !self.keys.contains(k)
-        {
-            self.keys.push(k.clone());
+    /// The path `segs`, its first key noted in the key set.
+    fn note_path(&mut self, segs: &[Seg]) -> Path {
+        let slot = match segs.first() {
+            Some(Seg::Key(k)) => match self.keys.iter().position(|x| x == k) {
+                Some(i) => i,
+                None => {
+                    self.keys.push(k.clone());
+                    self.keys.len() - 1
+                }
+            },
+            // Not a key: `resolve` answers nothing, and the slot is never read.
+            _ => usize::MAX,
+        };
+        Path {
+            slot,
+            segs: segs.to_vec().into_boxed_slice(),
         }
     }
 
@@ -187,8 +205,7 @@ impl<'q> Planner<'q> {
                         )
                     };
                 }
-                self.note_path(segs);
-                Ex::Path(segs.clone().into_boxed_slice())
+                Ex::Path(self.note_path(segs))
             }
             ExprKind::Star => {
                 return self.err(e, ErrorKind::Arguments, "'*' is only allowed in count(*)");
@@ -386,10 +403,7 @@ impl<'q> Planner<'q> {
                 Ex::Agg(self.aggs.len() - 1)
             }
             FuncName::Has => match &args[0].kind {
-                ExprKind::Path(segs) if ctx != Ctx::Group => {
-                    self.note_path(segs);
-                    Ex::Has(segs.clone().into_boxed_slice())
-                }
+                ExprKind::Path(segs) if ctx != Ctx::Group => Ex::Has(self.note_path(segs)),
                 ExprKind::Path(_) => {
                     // Per group, has(x) is only valid when it is itself a group key.
                     let t = text_of(self.q, e);
@@ -490,6 +504,14 @@ impl Plan {
     /// The top-level keys the query reads (for `Parser::parse_until`).
     pub fn key_set(&self) -> &ndq_scan::KeySet {
         &self.keys
+    }
+    /// `doc`, scanned with [`Plan::key_set`], as the root to evaluate this plan on: its
+    /// top-level keys are found where the scanner noted them.
+    pub fn root<'a>(&'a self, doc: ndq_scan::Document<'a>) -> crate::Scanned<'a> {
+        crate::Scanned {
+            doc,
+            keys: &self.keys,
+        }
     }
     /// The same keys as text, in first-use order.
     pub fn key_names(&self) -> &[String] {

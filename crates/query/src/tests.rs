@@ -12,6 +12,11 @@ pub(crate) fn run(query: &str, lines: &[&str]) -> String {
     let serde = run_serde(&plan, lines, None);
     let lazy = run_lazy(&plan, lines, None);
     assert_eq!(lazy, serde, "lazy and serde engines differ on: {query}");
+    assert_eq!(
+        run_lazy_as(&plan, lines, None, false),
+        serde,
+        "keys noted by the scanner and keys searched differ on: {query}"
+    );
     if let Some(pre) = plan.prefilter() {
         // Lines the prefilter rules out cannot change the result.
         let kept: Vec<&str> = lines
@@ -99,6 +104,12 @@ pub(crate) fn run_serde(plan: &Plan, lines: &[&str], split: Option<usize>) -> St
 }
 
 pub(crate) fn run_lazy(plan: &Plan, lines: &[&str], split: Option<usize>) -> String {
+    run_lazy_as(plan, lines, split, true)
+}
+
+/// [`run_lazy`], the root being [`Plan::root`] (top-level keys found where the scanner noted
+/// them, as the CLI runs) when `noted`, else the document's root object (keys searched).
+fn run_lazy_as(plan: &Plan, lines: &[&str], split: Option<usize>, noted: bool) -> String {
     let mut parser = ndq_scan::Parser::new(ndq_scan::Scanner::detect());
     let mut w = plan.worker();
     let mut rows: Vec<Vec<String>> = Vec::new();
@@ -107,27 +118,42 @@ pub(crate) fn run_lazy(plan: &Plan, lines: &[&str], split: Option<usize>) -> Str
         let doc = parser
             .parse_until(line.as_bytes(), plan.key_set())
             .unwrap_or_else(|e| panic!("{line}: {e}"));
-        let root = doc.root();
-        match plan.kind() {
-            Kind::Lines => {
-                if w.matches(root) {
-                    rows.push(vec![(*line).to_owned()]);
-                }
-            }
-            Kind::Rows => {
-                if w.matches(root) {
-                    let mut row = Vec::new();
-                    w.project(root, &mut row);
-                    rows.push(row.iter().map(show).collect());
-                }
-            }
-            Kind::Collect => {
-                let half = usize::from(split.is_some_and(|s| i >= s));
-                w.accumulate(root, &mut accs[half]);
-            }
+        let half = usize::from(split.is_some_and(|s| i >= s));
+        let acc = &mut accs[half];
+        if noted {
+            lazy_line(plan, &mut w, plan.root(doc), line, &mut rows, acc);
+        } else {
+            lazy_line(plan, &mut w, doc.root(), line, &mut rows, acc);
         }
     }
     finish(plan, rows, accs)
+}
+
+fn lazy_line<'a, D: crate::Doc<'a>>(
+    plan: &Plan,
+    w: &mut crate::Worker<'_>,
+    root: D,
+    line: &str,
+    rows: &mut Vec<Vec<String>>,
+    acc: &mut Accumulator,
+) {
+    match plan.kind() {
+        Kind::Lines => {
+            if w.matches(root) {
+                rows.push(vec![line.to_owned()]);
+            }
+        }
+        Kind::Rows => {
+            if w.matches(root) {
+                let mut row = Vec::new();
+                w.project(root, &mut row);
+                rows.push(row.iter().map(show).collect());
+            }
+        }
+        Kind::Collect => {
+            w.accumulate(root, acc);
+        }
+    }
 }
 
 fn finish(plan: &Plan, mut rows: Vec<Vec<String>>, mut accs: Vec<Accumulator>) -> String {
