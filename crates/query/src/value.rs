@@ -103,23 +103,49 @@ pub(crate) fn simple_parts(s: &str) -> Option<(i64, u32)> {
         [b'-', rest @ ..] => (true, rest),
         all => (false, all),
     };
-    if b.is_empty() || b.len() > 18 {
+    if b.len() > 18 {
         return None;
     }
-    let (mut m, mut scale, mut digits, mut dot) = (0i64, 0u32, 0u32, false);
-    for (i, &c) in b.iter().enumerate() {
-        match c {
-            b'0'..=b'9' => {
-                m = m * 10 + i64::from(c - b'0');
-                digits += 1;
-                scale += u32::from(dot);
-            }
-            b'.' if !dot && digits > 0 && i + 1 < b.len() => dot = true,
-            _ => return None,
+    // The integer digits, then (after a '.') the fraction's, into one mantissa: at most 18
+    // digits, so it fits an i64.
+    let mut m = 0i64;
+    let digits = |from: usize, m: &mut i64| {
+        let mut i = from;
+        while let Some(d) = b.get(i).map(|c| c.wrapping_sub(b'0')).filter(|&d| d <= 9) {
+            *m = *m * 10 + i64::from(d);
+            i += 1;
         }
+        i
+    };
+    let int_end = digits(0, &mut m);
+    if int_end == 0 {
+        return None;
     }
-    Some((if neg { -m } else { m }, scale))
+    let scale = match b.get(int_end) {
+        None => 0,
+        Some(b'.') => {
+            let end = digits(int_end + 1, &mut m);
+            if end != b.len() || end == int_end + 1 {
+                return None;
+            }
+            end - int_end - 1
+        }
+        Some(_) => return None,
+    };
+    // Cast: scale < 18.
+    Some((if neg { -m } else { m }, scale as u32))
 }
+
+/// 10^0 ..= 10^18: the powers of ten an i64 holds.
+static POW10: [i64; 19] = {
+    let mut t = [1i64; 19];
+    let mut i = 1;
+    while i < 19 {
+        t[i] = t[i - 1] * 10;
+        i += 1;
+    }
+    t
+};
 
 /// Compare a number given as [`simple_parts`] with `k`, as integers at the larger scale,
 /// without building a Decimal; `None` when that does not fit an i128 (the caller then
@@ -128,6 +154,16 @@ pub(crate) fn simple_parts(s: &str) -> Option<(i64, u32)> {
 pub(crate) fn cmp_parts((m, scale): (i64, u32), k: &Decimal) -> Option<Ordering> {
     let (km, ks) = (k.mantissa(), k.scale());
     let at = scale.max(ks);
+    // The usual case (a constant such as 200 or 0.5): every factor fits an i64, and the
+    // product of two i64 always fits an i128, so one widening multiply each side.
+    if let (Ok(km), Some(&up_m), Some(&up_k)) = (
+        i64::try_from(km),
+        POW10.get((at - scale) as usize),
+        POW10.get((at - ks) as usize),
+    ) {
+        let a = i128::from(m) * i128::from(up_m);
+        return Some(a.cmp(&(i128::from(km) * i128::from(up_k))));
+    }
     let a = i128::from(m).checked_mul(10i128.checked_pow(at - scale)?)?;
     let b = km.checked_mul(10i128.checked_pow(at - ks)?)?;
     Some(a.cmp(&b))
@@ -519,6 +555,62 @@ mod tests {
             // Equal values at other scales.
             let same = Decimal::from_i128_with_scale(i128::from(m) * 100, scale + 2);
             prop_assert_eq!(cmp_parts((m, scale), &same), Some(Ordering::Equal));
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(4096))]
+
+        /// `simple_parts` takes exactly `-?digits(.digits)?` of at most 18 characters after
+        /// the sign, with its exact value.
+        #[test]
+        fn simple_parts_takes_exactly_plain_numbers(text in "-?[0-9.ae+-]{0,20}") {
+            let body = text.strip_prefix('-').unwrap_or(&text);
+            let plain = !body.is_empty()
+                && body.len() <= 18
+                && body.split_once('.').map_or(
+                    body.bytes().all(|c| c.is_ascii_digit()),
+                    |(i, f)| {
+                        !i.is_empty()
+                            && !f.is_empty()
+                            && (i.bytes().chain(f.bytes())).all(|c| c.is_ascii_digit())
+                    },
+                );
+            match simple_parts(&text) {
+                Some((m, scale)) => {
+                    prop_assert!(plain, "{} taken", text);
+                    prop_assert_eq!(Decimal::new(m, scale), Decimal::from_str_exact(&text).unwrap());
+                }
+                None => prop_assert!(!plain, "{} refused", text),
+            }
+        }
+    }
+
+    #[test]
+    fn simple_parts_edges() {
+        assert_eq!(simple_parts("0"), Some((0, 0)));
+        assert_eq!(simple_parts("-12.50"), Some((-1250, 2)));
+        assert_eq!(
+            simple_parts("-123456789012345678"),
+            Some((-123456789012345678, 0))
+        );
+        assert_eq!(
+            simple_parts("1234567890123456.8"),
+            Some((12345678901234568, 1))
+        );
+        for no in [
+            "",
+            "-",
+            "1.",
+            ".5",
+            "-.5",
+            "1.2.3",
+            "1e3",
+            "+1",
+            "1234567890123456789",
+            "1-",
+        ] {
+            assert_eq!(simple_parts(no), None, "{no}");
         }
     }
 
