@@ -20,11 +20,11 @@ use rust_decimal::Decimal;
 use rust_decimal::prelude::ToPrimitive;
 
 use crate::Value;
-use crate::doc::{Doc, NoDoc};
-use crate::eval::{Cx, Worker, eval, nearest_rank};
+use crate::doc::{Doc, NoDoc, Shape};
+use crate::eval::{Cx, Worker, eval, nearest_rank, resolve};
 use crate::func::AggFunc;
-use crate::plan::{AggSpec, Plan};
-use crate::value::{Num, Val, encode_key, total_cmp};
+use crate::plan::{AggSpec, Ex, Plan};
+use crate::value::{Num, Val, encode_key, parse_number, total_cmp};
 
 /// Partial results of a [`crate::Kind::Collect`] query over some lines; mergeable.
 #[derive(Debug, Default)]
@@ -466,9 +466,20 @@ pub(crate) fn accumulate<'a, D: Doc<'a>>(w: &mut Worker<'_>, root: D, acc: &mut 
             };
             let group = &mut g.groups[idx];
             for (state, spec) in group.states.iter_mut().zip(&plan.aggs) {
-                match &spec.arg {
-                    None => state.update(None, &mut w.key_buf),
-                    Some(ex) => {
+                match (&spec.arg, state) {
+                    // The sum of a property: its number goes in without becoming a value
+                    // first. Anything else (a string, null, absent) a sum passes over, as
+                    // `update` does.
+                    (Some(Ex::Path(path)), AggState::Sum(s) | AggState::Avg(s)) => {
+                        if let Some(node) = resolve(root, path)
+                            && let Shape::Number(raw) = node.shape()
+                            && let Some(n) = parse_number(raw)
+                        {
+                            s.add(n);
+                        }
+                    }
+                    (None, state) => state.update(None, &mut w.key_buf),
+                    (Some(ex), state) => {
                         let v = eval(ex, root, Cx::default(), &mut w.scratch);
                         state.update(Some(&v), &mut w.key_buf);
                     }
