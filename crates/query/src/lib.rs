@@ -11,7 +11,9 @@
 //! - A [`Worker`] (one per thread) evaluates lines, generic over the document type ([`Doc`]):
 //!   ndq_scan's lazy `Object`/`Value`, or `&serde_json::Value` for the baseline engine.
 //! - [`Plan::key_set`] names the top-level keys the query reads, for
-//!   `ndq_scan::Parser::parse_until`.
+//!   `ndq_scan::Parser::parse_until`; [`Plan::root`] wraps the document scanned with it
+//!   ([`Scanned`]) so each path's first key is taken where the scanner noted it
+//!   (`ndq_scan::Document::wanted`), without walking the members and comparing keys.
 //! - [`Plan::prefilter`] is the escape-aware literal prefilter of `where`: a formula of
 //!   literals that every matching line must contain in some spelling, so the CLI can skip
 //!   lines without parsing them. JSON may spell a character with an escape (`\/`, `\u0041`),
