@@ -774,3 +774,39 @@ fn issue_6_prefilter_keeps_lines_that_spell_the_literal_with_escapes() {
         );
     }
 }
+
+/// QUERY.md: the first occurrence of a duplicate key is the value, through every path the CLI
+/// takes (`where` decided first, rows, aggregates; an escaped spelling of the key counts as
+/// the same key), whatever the scanner or thread count.
+#[test]
+fn duplicate_top_level_keys_the_first_wins() {
+    let f = Fixture::new();
+    let input = f.write(
+        "dup.ndjson",
+        concat!(
+            r#"{"n":300,"m":"a","n":1,"m":"b"}"#,
+            "\n",
+            r#"{"\u006e":5,"n":400,"m":"c"}"#,
+            "\n",
+            r#"{"m":"d","n":250,"m":"e","n":2}"#,
+            "\n",
+        ),
+    );
+    for scanner in ["scalar", "auto"] {
+        for threads in ["1", "2"] {
+            let run = |q: &str| {
+                ndq(&["-o", "raw", "--threads", threads, q])
+                    .env("NDQ_SCANNER", scanner)
+                    .path(&input)
+                    .run()
+            };
+            run("select m where n > 200").status(0).stdout_is("a\nd\n");
+            run("select sum(n), count(*) where n > 0")
+                .status(0)
+                .stdout_is("555\t3\n");
+            run("select n, m")
+                .status(0)
+                .stdout_is("300\ta\n5\tc\n250\td\n");
+        }
+    }
+}
