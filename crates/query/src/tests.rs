@@ -81,24 +81,8 @@ pub(crate) fn run_serde(plan: &Plan, lines: &[&str], split: Option<usize>) -> St
     let mut rows: Vec<Vec<String>> = Vec::new();
     let mut accs = vec![plan.accumulator(), plan.accumulator()];
     for (i, (doc, line)) in docs.iter().zip(lines).enumerate() {
-        match plan.kind() {
-            Kind::Lines => {
-                if w.matches(doc) {
-                    rows.push(vec![(*line).to_owned()]);
-                }
-            }
-            Kind::Rows => {
-                if w.matches(doc) {
-                    let mut row = Vec::new();
-                    w.project(doc, &mut row);
-                    rows.push(row.iter().map(show).collect());
-                }
-            }
-            Kind::Collect => {
-                let half = usize::from(split.is_some_and(|s| i >= s));
-                w.accumulate(doc, &mut accs[half]);
-            }
-        }
+        let half = usize::from(split.is_some_and(|s| i >= s));
+        eval_line(plan, &mut w, doc, line, &mut rows, &mut accs[half]);
     }
     finish(plan, rows, accs)
 }
@@ -121,15 +105,17 @@ fn run_lazy_as(plan: &Plan, lines: &[&str], split: Option<usize>, noted: bool) -
         let half = usize::from(split.is_some_and(|s| i >= s));
         let acc = &mut accs[half];
         if noted {
-            lazy_line(plan, &mut w, plan.root(doc), line, &mut rows, acc);
+            eval_line(plan, &mut w, plan.root(doc), line, &mut rows, acc);
         } else {
-            lazy_line(plan, &mut w, doc.root(), line, &mut rows, acc);
+            eval_line(plan, &mut w, doc.root(), line, &mut rows, acc);
         }
     }
     finish(plan, rows, accs)
 }
 
-fn lazy_line<'a, D: crate::Doc<'a>>(
+/// One line's document evaluated as the CLI does: a matching line's text or row kept, or the
+/// line folded into `acc`.
+fn eval_line<'a, D: crate::Doc<'a>>(
     plan: &Plan,
     w: &mut crate::Worker<'_>,
     root: D,

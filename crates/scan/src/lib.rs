@@ -390,26 +390,10 @@ impl Parser {
         defer: bool,
     ) -> Result<Document<'a>, Malformed> {
         self.deferred = None;
-        // The machine notes the wanted keys only for a set of at most 64.
-        self.found_set = want.filter(|w| w.len() <= 64).map_or(0, |w| w.id);
+        self.found_set = want.filter(|w| state::tracks(w)).map_or(0, |w| w.id);
         if line.len() >= u32::MAX as usize {
             return Err(Malformed::new(u32::MAX as usize, Reason::TooLong));
         }
-        if !defer {
-            let text = validate_utf8(line)?;
-            let mut machine = Machine::new(
-                line,
-                &mut self.nodes,
-                &mut self.stack,
-                &mut self.found,
-                want,
-            );
-            self.engine.scan(&mut machine)?;
-            return Ok(self.document(text));
-        }
-        // A deferred scan checks the UTF-8 of only the part it read: the machine works on
-        // bytes, so it runs first. A UTF-8 error in the part read still comes before any
-        // syntax error, as in `parse_until`.
         let mut machine = Machine::new(
             line,
             &mut self.nodes,
@@ -417,7 +401,15 @@ impl Parser {
             &mut self.found,
             want,
         )
-        .defer(true);
+        .defer(defer);
+        if !defer {
+            let text = validate_utf8(line)?;
+            self.engine.scan(&mut machine)?;
+            return Ok(self.document(text));
+        }
+        // A deferred scan checks the UTF-8 of only the part it read: the machine works on
+        // bytes, so it runs first. A UTF-8 error in the part read still comes before any
+        // syntax error, as in `parse_until`.
         let scanned = self.engine.scan(&mut machine);
         let deferred = machine.deferred;
         let read = match (scanned, deferred) {

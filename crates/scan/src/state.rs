@@ -47,6 +47,12 @@ use crate::{KeySet, Malformed, Reason, number, unescape};
 /// A wanted key not seen at the top level (in [`Machine`]'s `found`).
 pub(crate) const NOT_FOUND: u32 = u32::MAX;
 
+/// Whether the machine follows the keys of `want` (one bit each: at most 64); a larger set is
+/// indexed in full and its keys are not noted.
+pub(crate) fn tracks(want: &KeySet) -> bool {
+    want.len() <= 64
+}
+
 /// The deepest nesting of objects and arrays accepted (the root object counts as 1). The same
 /// limit as serde_json's default recursion limit, so the two agree on deep documents.
 pub const DEPTH_LIMIT: usize = 127;
@@ -148,7 +154,7 @@ impl<'t> Machine<'t> {
         nodes.clear();
         stack.clear();
         found.clear();
-        let want = want.filter(|w| w.len() <= 64);
+        let want = want.filter(|w| tracks(w));
         let wanted = match want {
             Some(w) if w.len() == 64 => u64::MAX,
             Some(w) => (1u64 << w.len()) - 1,
