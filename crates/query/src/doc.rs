@@ -103,10 +103,11 @@ pub struct Scanned<'a> {
     pub(crate) keys: &'a ndq_scan::KeySet,
 }
 
+/// The root object's answers, except [`Doc::top`].
 impl<'a> Doc<'a> for Scanned<'a> {
     type Node = ndq_scan::Value<'a>;
     fn get(self, key: &str) -> Option<ndq_scan::Value<'a>> {
-        self.doc.root().get(key)
+        Doc::get(self.doc.root(), key)
     }
     #[inline]
     fn top(self, key: &str, slot: usize) -> Option<ndq_scan::Value<'a>> {
@@ -115,14 +116,14 @@ impl<'a> Doc<'a> for Scanned<'a> {
             None => self.get(key),
         }
     }
-    fn index(self, _: usize) -> Option<ndq_scan::Value<'a>> {
-        None
+    fn index(self, i: usize) -> Option<ndq_scan::Value<'a>> {
+        Doc::index(self.doc.root(), i)
     }
     fn shape(self) -> Shape<'a> {
-        Shape::Object
+        Doc::shape(self.doc.root())
     }
     fn raw(self) -> Cow<'a, str> {
-        Cow::Borrowed(ndq_scan::Object::raw(&self.doc.root()))
+        Doc::raw(self.doc.root())
     }
 }
 
