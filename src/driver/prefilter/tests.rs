@@ -196,3 +196,41 @@ fn count_lines_counts_blank_ones_apart() {
     assert_eq!(count_lines(b"{}\r\n \t\r\n\n{}\n{}"), (5, 3));
     assert_eq!(count_lines(b" x \n  "), (2, 1));
 }
+
+#[test]
+fn escape_parity_in_runs_of_backslashes() {
+    // After an even run of backslashes, `\/` and `\u002f` are escapes of `/`; after an odd
+    // run, their backslash is the escaped character of the one before it, and the `/` or
+    // `u002f` after it is text.
+    for (query, head, tail) in [
+        ("where contains(Message, 'a/b')", "a", r"\/b"),
+        (
+            "where match(Message, '/api/customers')",
+            "",
+            r"\u002fapi/customers",
+        ),
+    ] {
+        let mut data = Vec::new();
+        for run in 0..7 {
+            data.extend_from_slice(format!("{{\"Message\":\"{head}").as_bytes());
+            data.extend(std::iter::repeat_n(b'\\', run));
+            data.extend_from_slice(format!("{tail}\"}}\n").as_bytes());
+        }
+        let plan = Plan::compile(query).unwrap();
+        let pre = plan.prefilter().unwrap();
+        let filter = LineFilter::new(pre).unwrap();
+        let even: Vec<usize> = lines_of(&data).iter().step_by(2).map(|(s, _)| *s).collect();
+        assert_eq!(reference(pre, &data), even, "{query}");
+        assert_eq!(searched(&filter, &data), even, "{query}");
+    }
+    // A long run, searched for a literal holding a backslash: every byte of it starts a
+    // pattern occurrence, half of them escapes.
+    let mut data = b"{\"Message\":\"x\"}\n{\"Message\":\"".to_vec();
+    data.extend(std::iter::repeat_n(b'\\', 20_000));
+    data.extend_from_slice(b"\"}\n{\"Message\":\"y\"}\n");
+    let plan = Plan::compile(r"where contains(Message, '\')").unwrap();
+    let pre = plan.prefilter().unwrap();
+    let filter = LineFilter::new(pre).unwrap();
+    assert_eq!(reference(pre, &data), [16]);
+    assert_eq!(searched(&filter, &data), [16]);
+}
