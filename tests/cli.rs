@@ -168,13 +168,28 @@ fn issue_4_exit_0_and_stats_line() {
         .run();
     out.status(0)
         .stdout_is(&format!("{{\"count(*)\":{over}}}\n"));
-    assert_eq!(out.stats(), (events, over, 0, bytes), "{out}");
+    // The prefilter rules out lines whose `Elapsed` is a number of at most 200: the lines
+    // scanned and the lines ruled out are every event.
+    let (scanned, hits, bad, read) = out.stats();
+    assert_eq!((hits, bad, read), (over, 0, bytes), "{out}");
     let line = out.stderr();
+    let ruled_out: u64 = line
+        .split(", ")
+        .find_map(|part| part.strip_suffix(" lines ruled out by the prefilter\n"))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no lines ruled out{out}"));
+    assert!(ruled_out > 0, "{out}");
+    assert_eq!(scanned + ruled_out, events, "{out}");
     assert_eq!(line.lines().count(), 1, "one line{out}");
-    assert!(
-        line.contains(" s, ") && line.trim_end().ends_with(" MB/s"),
-        "{out}"
-    );
+    assert!(line.contains(" s, ") && line.contains(" MB/s"), "{out}");
+    let off = ndq(&["--stats", "select count(*) where Elapsed > 200"])
+        .path(&sample())
+        .env("NDQ_PREFILTER", "off")
+        .run();
+    off.status(0)
+        .stdout_is(&format!("{{\"count(*)\":{over}}}\n"));
+    assert_eq!(off.stats(), (events, over, 0, bytes), "{off}");
+    assert!(off.stderr().trim_end().ends_with(" MB/s"), "{off}");
 }
 
 #[test]
@@ -714,12 +729,13 @@ fn issue_6_a_where_decided_on_the_first_keys_skips_validating_the_rest() {
         r#"{"Elapsed":10,"a":]"#,
         // Kept by Elapsed: validated to the end, so counted as bad.
         r#"{"Elapsed":900,"a":]"#,
-        // Bad before Elapsed is read: counted.
+        // Bad before Elapsed is read: counted (`200 + 0` gives the prefilter nothing to
+        // look for; with `200` it sees `"Elapsed":10` and rules the line out unread).
         r#"{"a":],"Elapsed":10}"#,
         r#"{"Elapsed":201.5, "b": {"c": [1, 2]}}"#,
     ];
     let input = f.write("e.ndjson", lines.join("\n"));
-    let query = "select sum(Elapsed), count(*) where Elapsed > 200";
+    let query = "select sum(Elapsed), count(*) where Elapsed > 200 + 0";
     let run = |prefilter: &str, flags: &[&str]| {
         let mut args = vec!["-o", "raw"];
         args.extend_from_slice(flags);
@@ -745,6 +761,18 @@ fn issue_6_a_where_decided_on_the_first_keys_skips_validating_the_rest() {
     let strict = run("on", &["--strict"]);
     strict.status(1);
     strict.stderr_has(&format!("{}:2:", input.display()));
+    let prefiltered = ndq(&[
+        "-o",
+        "raw",
+        "select sum(Elapsed), count(*) where Elapsed > 200",
+    ])
+    .path(&input)
+    .run();
+    prefiltered.status(0).stdout_is("701.5\t2\n");
+    prefiltered.stderr_has(&format!(
+        "ndq: warning: 1 malformed line skipped (first at {}:3:",
+        input.display()
+    ));
 }
 
 #[test]

@@ -27,7 +27,7 @@
 //! walk starts there), and an escape is decoded from the bytes at its backslash exactly as
 //! [`ndq_query::Prefilter::escape_bits`] does per line.
 
-use aho_corasick::AhoCorasick;
+use aho_corasick::{AhoCorasick, MatchKind};
 use memchr::memmem;
 use ndq_query::{Prefilter, escape_starts};
 
@@ -36,6 +36,9 @@ use ndq_query::{Prefilter, escape_starts};
 pub struct LineFilter<'p> {
     pre: &'p Prefilter,
     raw: Raw,
+    /// The atoms of each raw pattern, in `raw`'s order (comparisons of one key share its
+    /// pattern).
+    atoms: Vec<Vec<usize>>,
 }
 
 /// How the raw literals are searched.
@@ -43,9 +46,10 @@ pub struct LineFilter<'p> {
 enum Raw {
     /// No literal can be in raw bytes as itself (they all hold a quote, backslash or newline).
     None,
-    /// One literal.
+    /// One pattern.
     One(Box<memmem::Finder<'static>>),
-    /// Several: pattern `i` is `Prefilter::raw_literals()`' `i`-th.
+    /// Several, searched leftmost-first (the first pattern to start, so that a search from
+    /// just after an occurrence meets every later one).
     Many(AhoCorasick),
 }
 
@@ -53,13 +57,28 @@ impl<'p> LineFilter<'p> {
     /// The searchers for `pre`; `None` when they cannot be built (then there is no
     /// prefilter).
     pub fn new(pre: &'p Prefilter) -> Option<LineFilter<'p>> {
-        let raw: Vec<&str> = pre.raw_literals().map(|(_, l)| l).collect();
+        let mut atoms: Vec<Vec<usize>> = Vec::new();
+        let mut raw: Vec<&memmem::Finder<'static>> = Vec::new();
+        for (i, finder) in pre.raw_patterns() {
+            match raw.iter().position(|f| f.needle() == finder.needle()) {
+                Some(p) => atoms[p].push(i),
+                None => {
+                    atoms.push(vec![i]);
+                    raw.push(finder);
+                }
+            }
+        }
         let raw = match raw.as_slice() {
             [] => Raw::None,
-            [one] => Raw::One(Box::new(memmem::Finder::new(one.as_bytes()).into_owned())),
-            many => Raw::Many(AhoCorasick::new(many).ok()?),
+            [one] => Raw::One(Box::new((*one).clone())),
+            many => Raw::Many(
+                AhoCorasick::builder()
+                    .match_kind(MatchKind::LeftmostFirst)
+                    .build(many.iter().map(|f| f.needle()))
+                    .ok()?,
+            ),
         };
-        Some(LineFilter { pre, raw })
+        Some(LineFilter { pre, raw, atoms })
     }
 
     /// A search over `data` (one chunk), from its start.
@@ -124,16 +143,32 @@ impl Search<'_> {
         }
     }
 
-    /// The start of the first raw literal occurrence at or after `from`.
-    fn find_raw(&self, from: usize) -> usize {
+    /// The start of the first raw pattern occurrence at or after `from` that sets its
+    /// atom's bit ([`Prefilter::raw_hit`]: a literal always, a key when its value may
+    /// satisfy the comparison).
+    fn find_raw(&self, mut from: usize) -> usize {
         let (data, none) = (self.data, self.data.len());
-        match &self.filter.raw {
-            Raw::None => none,
-            Raw::One(f) => f.find(&data[from..]).map_or(none, |i| from + i),
-            Raw::Many(ac) => {
-                let input = aho_corasick::Input::new(data).span(from..data.len());
-                ac.find(input).map_or(none, |m| m.start())
+        let filter = self.filter;
+        loop {
+            let (at, pattern) = match &filter.raw {
+                Raw::None => return none,
+                Raw::One(f) => match f.find(&data[from..]) {
+                    Some(i) => (from + i, 0),
+                    None => return none,
+                },
+                Raw::Many(ac) => {
+                    let input = aho_corasick::Input::new(data).span(from..data.len());
+                    match ac.find(input) {
+                        Some(m) => (m.start(), m.pattern().as_usize()),
+                        None => return none,
+                    }
+                }
+            };
+            let atoms = filter.atoms.get(pattern).map_or(&[][..], Vec::as_slice);
+            if atoms.iter().any(|&atom| filter.pre.raw_hit(atom, data, at)) {
+                return at;
             }
+            from = at + 1;
         }
     }
 

@@ -224,7 +224,7 @@ pub(crate) fn arith(op: BinOp, a: Num, b: Num) -> Option<Num> {
     }
 }
 
-fn cmp_op(op: BinOp, o: Ordering) -> bool {
+pub(crate) fn cmp_op(op: BinOp, o: Ordering) -> bool {
     match op {
         BinOp::Eq => o == Ordering::Equal,
         BinOp::Ne => o != Ordering::Equal,

@@ -127,7 +127,7 @@ pub use doc::{Doc, Scanned, Shape};
 pub use error::{ErrorKind, QueryError};
 pub use eval::Worker;
 pub use plan::Plan;
-pub use prefilter::{Formula, MAX_LITERALS, Prefilter, escape_starts};
+pub use prefilter::{Atom, Formula, MAX_LITERALS, NumAtom, Prefilter, escape_starts};
 pub use value::{decode_escape, format_decimal, unescape_json_str};
 
 /// One output value. Values taken from the input keep their exact JSON text.

@@ -1,13 +1,14 @@
-//! The literal prefilter: from a query's `where`, a boolean formula over *required literals*,
-//! and the escape-aware test that decides from a line's raw bytes whether the line may satisfy
-//! it. A line the test rules out cannot make `where` true, so the CLI skips it without parsing
-//! it; results never change.
+//! The literal prefilter: from a query's `where`, a boolean formula over *required literals*
+//! and *member facts*, and the escape-aware test that decides from a line's raw bytes whether
+//! the line may satisfy it. A line the test rules out cannot make `where` true, so the CLI
+//! skips it without parsing it; results never change.
 //!
 //! # Derivation ([`derive()`])
 //!
 //! `where` keeps a line only when its condition is `true` (three-valued logic). Each condition
-//! gives a necessary condition for being `true`, as a formula of literals "the decoded value of
-//! some string of the line contains `L`":
+//! gives a necessary condition for being `true`, as a formula of *atoms*: literals "the decoded
+//! value of some string of the line contains `L`", and member facts "some member with key `K`,
+//! at any depth, has a number value `v` with `v op N`":
 //!
 //! | condition (`p` a plain property path) | formula |
 //! |---|---|
@@ -18,7 +19,8 @@
 //! | `contains(p, 'L')`, `startswith(p, 'L')`, `endswith(p, 'L')` | `L` |
 //! | `p in ('a', 'b')`, every item a string literal | `a ∨ b` |
 //! | `match(p, 're')` | `(P₁ ∨ … ∨ Pₙ) ∧ (S₁ ∨ … ∨ Sₘ)`: prefix and suffix literals of the regex |
-//! | anything else: `not`, `<>`, `not like`, `not in`, `ilike`, numbers, `lower(p) = 'x'`, … | true |
+//! | `q op N`, `N op q` (`q` a path ending in a key `K`; `N` a number constant that is an exact decimal; `op` one of `= <> < <= > >=`) | `K op N` (flipped for `N op q`) |
+//! | anything else: `not`, `<>` of strings, `not like`, `not in`, `ilike`, arithmetic, `lower(p) = 'x'`, … | true |
 //!
 //! Each row holds because these operators are only `true` on a *string* value, and that value
 //! then contains `L` (equality: it is `L`; `like`: every fragment is matched literally, in
@@ -30,6 +32,9 @@
 //! is infinite, empty, or holds an empty literal gives true; a long one is shortened by cutting
 //! every literal (a piece of a required literal is required too). An empty literal anywhere
 //! gives true. `ilike` gives true: its Unicode case folding (`ß` ~ `SS`) is not a byte search.
+//! A comparison of a path with a number is `true` only on a *number* value (a comparison with
+//! another type is null), and the path's last key `K` then names a member of some object of
+//! the line whose value is that number: the member fact holds.
 //! Simplification: `true ∧ X = X`, `true ∨ X = true`; a formula that is `true` means no
 //! prefilter. At most [`MAX_LITERALS`] distinct literals (one bit each), else no prefilter.
 //!
@@ -65,15 +70,28 @@
 //! (`\x`, a bad `\u`, a lone surrogate) is taken to decode to U+FFFD *or* to the character after
 //! the backslash, which covers the scanner's decoder (U+FFFD) and any more lenient one.
 //!
+//! A member fact `K op N` is looked for as the raw bytes `"K"` (a key without escapes, which
+//! is why only keys without `"`, backslashes and control characters give one), blanks, `:`,
+//! blanks, and a number, which is compared with `N` exactly as the engine compares it when it
+//! is plain (`-?digits[.digits]`, at most 18 digits) and taken to satisfy it otherwise. In a
+//! well-formed line a raw `"K"` followed by `:` is always a key (inside a string a quote is
+//! escaped), so the member that makes the condition true is found, at whatever depth and
+//! whichever occurrence. Its key may also be spelled with escapes: then an escape decodes to a
+//! character of `K`, which sets the fact's bit as it sets a literal's.
+//!
 //! The formula is then evaluated per line over these facts ([`Prefilter::eval`]): bit `i` of
-//! the line's bits is set when literal `i` may be in it.
+//! the line's bits is set when atom `i` may hold in it.
 
 use std::fmt;
 
+use memchr::arch::all::packedpair::HeuristicFrequencyRank;
 use memchr::memmem;
 use regex_syntax::hir::literal::{ExtractKind, Extractor, Seq};
 
-use crate::parse::{BinOp, Expr, ExprKind};
+use rust_decimal::Decimal;
+
+use crate::parse::{BinOp, Expr, ExprKind, Seg};
+use crate::value::{Num, cmp_parts, parse_number, simple_parts};
 
 /// Most distinct literals a prefilter holds (one bit each in a `u64`).
 pub const MAX_LITERALS: usize = 64;
@@ -106,14 +124,143 @@ impl Formula {
     }
 }
 
+/// One fact the prefilter looks for in a line (bit `i` of [`Prefilter::line_bits`] is atom
+/// `i`).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Atom {
+    /// Some string of the line, decoded, may contain this text.
+    Lit(String),
+    /// Some member with this key, at any depth, may have a number value that satisfies the
+    /// comparison.
+    Num(NumAtom),
+}
+
+/// `key op k`, as a fact about a line's members (see [`Atom::Num`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct NumAtom {
+    key: String,
+    op: BinOp,
+    k: Decimal,
+}
+
+impl Atom {
+    /// The text whose characters an escape may spell: the literal, or the key.
+    pub fn text(&self) -> &str {
+        match self {
+            Atom::Lit(s) => s,
+            Atom::Num(n) => &n.key,
+        }
+    }
+
+    /// The searcher for the bytes that stand for the atom in a line's raw bytes, when there
+    /// are any: the literal itself (unless it holds `"`, a backslash or a newline, which are
+    /// only ever written with escapes), or the key and its closing quote (the opening quote
+    /// is checked before an occurrence), searched by bytes that are rare in JSON.
+    fn finder(&self) -> Option<memmem::Finder<'static>> {
+        match self {
+            Atom::Lit(s) => {
+                raw_searchable(s).then(|| memmem::Finder::new(s.as_bytes()).into_owned())
+            }
+            Atom::Num(n) => Some(
+                memmem::FinderBuilder::new()
+                    .build_forward_with_ranker(JsonRank, format!("{}\"", n.key).as_bytes())
+                    .into_owned(),
+            ),
+        }
+    }
+}
+
+impl NumAtom {
+    /// Whether the bytes `after` a key's closing quote may start the member's value with a
+    /// number that satisfies the comparison: blanks, `:`, blanks, then a number, all before
+    /// the end of the line. A plain
+    /// number (`-?digits[.digits]`, at most 18 digits) is compared exactly, as the engine
+    /// compares it; any other number may satisfy it; anything that is not a number cannot
+    /// (a comparison of a number with another type is null).
+    fn holds(&self, after: &[u8]) -> bool {
+        // JSON's blanks but the newline, which ends the line: `after` may run on into the
+        // next lines of a chunk, and must be read as within the line.
+        let blanks = |from: usize| {
+            from + after
+                .get(from..)
+                .unwrap_or_default()
+                .iter()
+                .take_while(|&&b| matches!(b, b' ' | b'\t' | b'\r'))
+                .count()
+        };
+        let colon = blanks(0);
+        if after.get(colon) != Some(&b':') {
+            return false;
+        }
+        let start = blanks(colon + 1);
+        let value = after.get(start..).unwrap_or_default();
+        if !matches!(value.first(), Some(b'-' | b'0'..=b'9')) {
+            return false;
+        }
+        let len = value
+            .iter()
+            .take_while(|&&b| matches!(b, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E'))
+            .count();
+        match simple_parts(&value[..len]).and_then(|p| cmp_parts(p, &self.k)) {
+            Some(o) => crate::eval::cmp_op(self.op, o),
+            None => true,
+        }
+    }
+}
+
+/// A guess of how common each byte is in JSON logs, for memmem's choice of the two bytes its
+/// SIMD loop looks for. memchr's own guess comes from general text, where `"` is rare; here it
+/// is the most common byte. Only the speed of a search depends on it.
+struct JsonRank;
+
+impl HeuristicFrequencyRank for JsonRank {
+    fn rank(&self, b: u8) -> u8 {
+        // Letters by their frequency in English text, most common first.
+        const LETTERS: &[u8; 26] = b"etaoinshrdlcumwfgypbvkjxqz";
+        match b {
+            b'"' | b':' | b',' => 255,
+            b'{' | b'}' | b'[' | b']' | b' ' => 250,
+            b'0'..=b'9' => 245,
+            b'/' | b'.' | b'-' => 235,
+            b'a'..=b'z' => {
+                let i = LETTERS.iter().position(|&l| l == b).unwrap_or(25);
+                // 240 down to 190.
+                240 - 2 * i as u8
+            }
+            b'A'..=b'Z' => 150,
+            0x80.. => 100,
+            _ => 120,
+        }
+    }
+}
+
+impl fmt::Display for Atom {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Atom::Lit(s) => write!(f, "{s:?}"),
+            Atom::Num(n) => {
+                let op = match n.op {
+                    BinOp::Eq => "=",
+                    BinOp::Ne => "<>",
+                    BinOp::Lt => "<",
+                    BinOp::Le => "<=",
+                    BinOp::Gt => ">",
+                    _ => ">=",
+                };
+                write!(f, "{:?} {op} {}", n.key, n.k)
+            }
+        }
+    }
+}
+
 /// What a line must contain (in some spelling) to possibly satisfy a query's `where`.
 #[derive(Clone, Debug)]
 pub struct Prefilter {
-    literals: Vec<String>,
+    atoms: Vec<Atom>,
     formula: Formula,
     /// The formula is a disjunction of all the literals: any bit makes it true.
     any: bool,
-    /// A searcher for each literal that can be in raw bytes as itself.
+    /// A searcher for each atom's raw bytes ([`Atom::pattern`]), where it has them.
     finders: Vec<Option<memmem::Finder<'static>>>,
     /// For each ASCII character, the literals that contain it.
     ascii: [u64; 128],
@@ -125,20 +272,33 @@ pub struct Prefilter {
 }
 
 impl Prefilter {
-    /// The required literals; literal `i` is bit `i` of [`Prefilter::line_bits`].
-    pub fn literals(&self) -> &[String] {
-        &self.literals
+    /// The atoms; atom `i` is bit `i` of [`Prefilter::line_bits`].
+    pub fn atoms(&self) -> &[Atom] {
+        &self.atoms
     }
 
-    /// The literals (with their numbers) that can be in a line's raw bytes as themselves:
-    /// all but those holding `"`, a backslash or a newline, which are only ever written with
-    /// escapes.
-    pub fn raw_literals(&self) -> impl Iterator<Item = (usize, &str)> + '_ {
-        self.literals
+    /// The atoms (with their numbers) that stand for themselves in a line's raw bytes, and
+    /// those bytes: a literal (all but those holding `"`, a backslash or a newline, which are
+    /// only ever written with escapes), or a key between quotes. An occurrence counts only
+    /// when [`Prefilter::raw_hit`] says so.
+    pub fn raw_patterns(&self) -> impl Iterator<Item = (usize, &memmem::Finder<'static>)> + '_ {
+        self.finders
             .iter()
             .enumerate()
-            .filter(|(_, l)| raw_searchable(l))
-            .map(|(i, l)| (i, l.as_str()))
+            .filter_map(|(i, f)| Some((i, f.as_ref()?)))
+    }
+
+    /// Whether the occurrence of atom `i`'s raw bytes at `at` in `hay` sets its bit: always
+    /// for a literal; for a key, when it is between quotes and the member's value may satisfy
+    /// the comparison.
+    #[inline]
+    pub fn raw_hit(&self, i: usize, hay: &[u8], at: usize) -> bool {
+        let Some(Atom::Num(n)) = self.atoms.get(i) else {
+            return true;
+        };
+        // The occurrence is the key and its closing quote.
+        at.checked_sub(1).and_then(|q| hay.get(q)) == Some(&b'"')
+            && n.holds(hay.get(at + n.key.len() + 1..).unwrap_or_default())
     }
 
     /// The formula over the literals.
@@ -205,7 +365,12 @@ impl Prefilter {
     pub fn line_bits(&self, line: &[u8]) -> u64 {
         let mut bits = 0;
         for (i, f) in self.finders.iter().enumerate() {
-            if f.as_ref().is_some_and(|f| f.find(line).is_some()) {
+            let Some(f) = f else { continue };
+            let hit = match self.atoms.get(i) {
+                Some(Atom::Num(_)) => f.find_iter(line).any(|at| self.raw_hit(i, line, at)),
+                _ => f.find(line).is_some(),
+            };
+            if hit {
                 bits |= 1 << i;
             }
         }
@@ -220,20 +385,17 @@ impl Prefilter {
         self.eval(self.line_bits(line))
     }
 
-    fn new(literals: Vec<String>, formula: Formula) -> Prefilter {
+    fn new(atoms: Vec<Atom>, formula: Formula) -> Prefilter {
         let any = match &formula {
             Formula::Lit(_) => true,
             Formula::Or(all) => all.iter().all(|f| matches!(f, Formula::Lit(_))),
             Formula::And(_) => false,
         };
-        let finders = literals
-            .iter()
-            .map(|l| raw_searchable(l).then(|| memmem::Finder::new(l.as_bytes()).into_owned()))
-            .collect();
+        let finders = atoms.iter().map(Atom::finder).collect();
         let mut ascii = [0u64; 128];
         let mut other: Vec<(char, u64)> = Vec::new();
-        for (i, l) in literals.iter().enumerate() {
-            for c in l.chars() {
+        for (i, a) in atoms.iter().enumerate() {
+            for c in a.text().chars() {
                 match ascii.get_mut(c as usize) {
                     Some(bits) => *bits |= 1 << i,
                     None => match other.iter_mut().find(|(o, _)| *o == c) {
@@ -244,7 +406,7 @@ impl Prefilter {
             }
         }
         let mut pre = Prefilter {
-            literals,
+            atoms,
             formula,
             any,
             finders,
@@ -270,7 +432,7 @@ impl fmt::Display for Prefilter {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fn show(p: &Prefilter, x: &Formula, top: bool, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             let (parts, sep) = match x {
-                Formula::Lit(i) => return write!(f, "{:?}", p.literals[*i]),
+                Formula::Lit(i) => return write!(f, "{}", p.atoms[*i]),
                 Formula::And(parts) => (parts, " & "),
                 Formula::Or(parts) => (parts, " | "),
             };
@@ -326,6 +488,7 @@ fn first_char(bytes: &[u8]) -> char {
 enum Req {
     True,
     Lit(String),
+    Num(NumAtom),
     And(Vec<Req>),
     Or(Vec<Req>),
 }
@@ -396,6 +559,54 @@ fn string(e: &Expr) -> Option<&str> {
     }
 }
 
+/// A number constant that is an exact Decimal.
+fn decimal(e: &Expr) -> Option<Decimal> {
+    match &e.kind {
+        ExprKind::Number(text) => match parse_number(text)? {
+            Num::Dec(d) => Some(d),
+            Num::Float(_) => None,
+        },
+        _ => None,
+    }
+}
+
+/// The last key of a path that ends in a key, when the key can be in raw bytes as itself
+/// (no `"`, backslash or control character, which are only ever written with escapes).
+fn last_key(e: &Expr) -> Option<&str> {
+    match &e.kind {
+        ExprKind::Path(segs) => match segs.last()? {
+            Seg::Key(k)
+                if !k.is_empty() && !k.contains(|c: char| c == '"' || c == '\\' || c < ' ') =>
+            {
+                Some(k)
+            }
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// `a op b` with a path ending in a key on one side and a number on the other.
+fn number_cmp(op: BinOp, a: &Expr, b: &Expr) -> Req {
+    let flipped = match op {
+        BinOp::Lt => BinOp::Gt,
+        BinOp::Le => BinOp::Ge,
+        BinOp::Gt => BinOp::Lt,
+        BinOp::Ge => BinOp::Le,
+        other => other,
+    };
+    let (key, op, k) = match (last_key(a), decimal(b), decimal(a), last_key(b)) {
+        (Some(key), Some(k), _, _) => (key, op, k),
+        (_, _, Some(k), Some(key)) => (key, flipped, k),
+        _ => return Req::True,
+    };
+    Req::Num(NumAtom {
+        key: key.to_owned(),
+        op,
+        k,
+    })
+}
+
 /// The requirement of one condition (see the module docs for the table).
 fn require(e: &Expr) -> Req {
     match &e.kind {
@@ -403,8 +614,11 @@ fn require(e: &Expr) -> Req {
         ExprKind::Bin(BinOp::Or, a, b) => or([require(a), require(b)]),
         ExprKind::Bin(BinOp::Eq, a, b) => match (is_path(a), string(a), is_path(b), string(b)) {
             (true, _, _, Some(s)) | (_, Some(s), true, _) => lit(s),
-            _ => Req::True,
+            _ => number_cmp(BinOp::Eq, a, b),
         },
+        ExprKind::Bin(op @ (BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge), a, b) => {
+            number_cmp(*op, a, b)
+        }
         ExprKind::Like {
             expr,
             pattern,
@@ -499,35 +713,41 @@ fn whole_chars(bytes: &[u8]) -> Option<&str> {
 /// track: more than [`MAX_LITERALS`] literals).
 pub(crate) fn derive(filter: &Expr) -> Option<Prefilter> {
     let req = require(filter);
-    let mut literals = Vec::new();
-    let formula = index(req, &mut literals)?;
-    (literals.len() <= MAX_LITERALS).then(|| Prefilter::new(literals, formula))
+    let mut atoms = Vec::new();
+    let formula = index(req, &mut atoms)?;
+    (atoms.len() <= MAX_LITERALS).then(|| Prefilter::new(atoms, formula))
 }
 
-/// The formula of `req` with its literals numbered into `literals`; `None` for true.
-fn index(req: Req, literals: &mut Vec<String>) -> Option<Formula> {
-    Some(match req {
+/// The formula of `req` with its atoms numbered into `atoms`; `None` for true.
+fn index(req: Req, atoms: &mut Vec<Atom>) -> Option<Formula> {
+    let atom = match req {
         Req::True => return None,
-        Req::Lit(s) => Formula::Lit(match literals.iter().position(|l| *l == s) {
-            Some(i) => i,
-            None => {
-                literals.push(s);
-                literals.len() - 1
-            }
-        }),
-        Req::And(parts) => Formula::And(
-            parts
-                .into_iter()
-                .map(|p| index(p, literals))
-                .collect::<Option<_>>()?,
-        ),
-        Req::Or(parts) => Formula::Or(
-            parts
-                .into_iter()
-                .map(|p| index(p, literals))
-                .collect::<Option<_>>()?,
-        ),
-    })
+        Req::Lit(s) => Atom::Lit(s),
+        Req::Num(n) => Atom::Num(n),
+        Req::And(parts) => {
+            return Some(Formula::And(
+                parts
+                    .into_iter()
+                    .map(|p| index(p, atoms))
+                    .collect::<Option<_>>()?,
+            ));
+        }
+        Req::Or(parts) => {
+            return Some(Formula::Or(
+                parts
+                    .into_iter()
+                    .map(|p| index(p, atoms))
+                    .collect::<Option<_>>()?,
+            ));
+        }
+    };
+    Some(Formula::Lit(match atoms.iter().position(|a| *a == atom) {
+        Some(i) => i,
+        None => {
+            atoms.push(atom);
+            atoms.len() - 1
+        }
+    }))
 }
 
 #[cfg(test)]

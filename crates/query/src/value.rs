@@ -98,8 +98,8 @@ fn parse_simple(s: &str) -> Option<Num> {
 }
 
 /// [`parse_simple`]'s number as its mantissa and scale (`-12.50` is `(-1250, 2)`).
-pub(crate) fn simple_parts(s: &str) -> Option<(i64, u32)> {
-    let (neg, b) = match s.as_bytes() {
+pub(crate) fn simple_parts(s: impl AsRef<[u8]>) -> Option<(i64, u32)> {
+    let (neg, b) = match s.as_ref() {
         [b'-', rest @ ..] => (true, rest),
         all => (false, all),
     };

@@ -50,6 +50,13 @@ const OWN: &[&str] = &[
     "select count(*) where a = 'x/y' or b = 'é'",
     "select * where contains(Message, '\\') or contains(Message, '\"')",
     "select count(*) where contains(Message, 'é') and contains(Message, '/')",
+    "select count(*) where Elapsed > 200",
+    "select Message, Elapsed where Elapsed >= 1000 order by Elapsed desc limit 5",
+    "select sum(Elapsed) where 100 < Elapsed and Elapsed <= 200",
+    "select count(*) where StatusCode = 500 or StatusCode <> 200",
+    "select count(*) where Properties.User.Id = 214",
+    "select Message where Properties.Cart[0].Qty >= 5 and contains(Message, 'orders')",
+    "select count(*) where ThreadId < 10 or @l = 'Error'",
 ];
 
 /// The text of the Rust string literals in `src` (normal and raw; char literals and line

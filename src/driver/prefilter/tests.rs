@@ -53,6 +53,10 @@ const QUERIES: &[&str] = &[
     r"where contains(Message, '\')",
     "where contains(Message, '\n')",
     "where Message like '%api%customers%'",
+    "where Elapsed > 200",
+    "where Elapsed <= 200 and contains(Message, 'GET')",
+    "where Elapsed = 250 or @l = 'Error'",
+    "where Elapsed < 200 or Elapsed = 250",
 ];
 
 fn filters() -> Vec<Plan> {
@@ -89,6 +93,13 @@ const PIECES: &[&str] = &[
     r"\u2713",
     " ",
     "x",
+    // Members between two strings of the line.
+    r#"","Elapsed":250,"m":""#,
+    r#"","Elapsed" : 150 ,"m":""#,
+    r#"","Elapsed":2e3,"m":""#,
+    r#"","Elaps\u0065d":300,"m":""#,
+    r#"","n":{"Elapsed":201},"m":""#,
+    "Elapsed",
 ];
 
 fn line(pieces: &[&str]) -> String {
@@ -181,7 +192,7 @@ fn formula_lines_without_every_literal_are_passed_over() {
 fn literals_only_spelled_with_escapes_are_found_by_their_escapes() {
     let plan = Plan::compile(r#"where contains(Message, '"')"#).unwrap();
     let pre = plan.prefilter().unwrap();
-    assert_eq!(pre.raw_literals().count(), 0);
+    assert_eq!(pre.raw_patterns().count(), 0);
     let filter = LineFilter::new(pre).unwrap();
     let data = b"{\"Message\":\"plain\"}\n{\"Message\":\"\\\"q\\\"\"}\n";
     assert_eq!(searched(&filter, data), [20]);
