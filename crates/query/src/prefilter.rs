@@ -54,7 +54,7 @@
 //!
 //! A literal holding `"`, a backslash or a newline is never in a line's raw bytes as itself
 //! (a raw quote ends a string, a raw backslash starts an escape, a newline ends the line), so
-//! only the escapes of its characters are looked for ([`Prefilter::raw_literals`] leaves it
+//! only the escapes of its characters are looked for ([`Prefilter::raw_patterns`] leaves it
 //! out).
 //!
 //! [`Prefilter::escape_bits`] decodes the escape at one backslash and says which literals hold
@@ -260,7 +260,7 @@ pub struct Prefilter {
     formula: Formula,
     /// The formula is a disjunction of all the literals: any bit makes it true.
     any: bool,
-    /// A searcher for each atom's raw bytes ([`Atom::pattern`]), where it has them.
+    /// A searcher for each atom's raw bytes ([`Atom::finder`]), where it has them.
     finders: Vec<Option<memmem::Finder<'static>>>,
     /// For each ASCII character, the literals that contain it.
     ascii: [u64; 128],
@@ -467,7 +467,7 @@ pub fn escape_starts(line: &[u8]) -> impl Iterator<Item = usize> + '_ {
     })
 }
 
-/// Whether `literal` can be in a line's raw bytes as itself (see [`Prefilter::raw_literals`]).
+/// Whether `literal` can be in a line's raw bytes as itself (see [`Prefilter::raw_patterns`]).
 fn raw_searchable(literal: &str) -> bool {
     !literal.contains(['"', '\\', '\n'])
 }
