@@ -17,7 +17,7 @@
 //! | `p = 'L'`, `'L' = p` (`==` too) | `L` |
 //! | `p like 'a%b_c'` | `a ∧ b ∧ c` (the fragments between `%` and `_`; `like` has no escape character) |
 //! | `contains(p, 'L')`, `startswith(p, 'L')`, `endswith(p, 'L')` | `L` |
-//! | `p in ('a', 'b')`, every item a string literal | `a ∨ b` |
+//! | `p in ('a', 'b', 5)`, every item a string or a number constant | `a ∨ b ∨ K = 5` (for numbers, `p` must end in a key `K`, as below) |
 //! | `match(p, 're')` | `(P₁ ∨ … ∨ Pₙ) ∧ (S₁ ∨ … ∨ Sₘ)`: prefix and suffix literals of the regex |
 //! | `q op N`, `N op q` (`q` a path ending in a key `K`; `N` a number constant that is an exact decimal; `op` one of `= <> < <= > >=`) | `K op N` (flipped for `N op q`) |
 //! | anything else: `not`, `<>` of strings, `not like`, `not in`, `ilike`, arithmetic, `lower(p) = 'x'`, … | true |
@@ -632,13 +632,10 @@ fn require(e: &Expr) -> Req {
             expr,
             list,
             negated: false,
-        } if is_path(expr) => {
-            let items: Option<Vec<&str>> = list.iter().map(string).collect();
-            match items {
-                Some(items) => or(items.into_iter().map(lit)),
-                None => Req::True,
-            }
-        }
+        } if is_path(expr) => or(list.iter().map(|item| match string(item) {
+            Some(s) => lit(s),
+            None => number_cmp(BinOp::Eq, expr, item),
+        })),
         ExprKind::Call { name, args, .. } => match (name.as_str(), args.as_slice()) {
             ("contains" | "startswith" | "endswith", [p, s]) if is_path(p) => {
                 string(s).map_or(Req::True, lit)

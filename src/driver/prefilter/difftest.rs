@@ -57,6 +57,7 @@ const OWN: &[&str] = &[
     "select count(*) where Properties.User.Id = 214",
     "select Message where Properties.Cart[0].Qty >= 5 and contains(Message, 'orders')",
     "select count(*) where ThreadId < 10 or @l = 'Error'",
+    "select @l, count(*) where StatusCode in (500, 503, '500') group by @l",
 ];
 
 /// The text of the Rust string literals in `src` (normal and raw; char literals and line
