@@ -36,7 +36,7 @@
 //! another type is null), and the path's last key `K` then names a member of some object of
 //! the line whose value is that number: the member fact holds.
 //! Simplification: `true ∧ X = X`, `true ∨ X = true`; a formula that is `true` means no
-//! prefilter. At most [`MAX_LITERALS`] distinct literals (one bit each), else no prefilter.
+//! prefilter. At most [`MAX_LITERALS`] distinct atoms (one bit each), else no prefilter.
 //!
 //! # Escape awareness ([`Prefilter::line_bits`])
 //!
@@ -93,7 +93,7 @@ use rust_decimal::Decimal;
 use crate::parse::{BinOp, Expr, ExprKind, Seg};
 use crate::value::{Num, cmp_parts, parse_number, simple_parts};
 
-/// Most distinct literals a prefilter holds (one bit each in a `u64`).
+/// Most distinct atoms (literals and member facts) a prefilter holds (one bit each in a `u64`).
 pub const MAX_LITERALS: usize = 64;
 
 /// Most literals taken from one prefix or suffix sequence of a regex; longer sequences are
@@ -173,10 +173,9 @@ impl Atom {
 impl NumAtom {
     /// Whether the bytes `after` a key's closing quote may start the member's value with a
     /// number that satisfies the comparison: blanks, `:`, blanks, then a number, all before
-    /// the end of the line. A plain
-    /// number (`-?digits[.digits]`, at most 18 digits) is compared exactly, as the engine
-    /// compares it; any other number may satisfy it; anything that is not a number cannot
-    /// (a comparison of a number with another type is null).
+    /// the end of the line. A plain number (`-?digits[.digits]`, at most 18 digits) is
+    /// compared exactly, as the engine compares it; any other number may satisfy it; anything
+    /// that is not a number cannot (a comparison of a number with another type is null).
     fn holds(&self, after: &[u8]) -> bool {
         // JSON's blanks but the newline, which ends the line: `after` may run on into the
         // next lines of a chunk, and must be read as within the line.
@@ -258,7 +257,7 @@ impl fmt::Display for Atom {
 pub struct Prefilter {
     atoms: Vec<Atom>,
     formula: Formula,
-    /// The formula is a disjunction of all the literals: any bit makes it true.
+    /// The formula is a disjunction of all the atoms: any bit makes it true.
     any: bool,
     /// A searcher for each atom's raw bytes ([`Atom::finder`]), where it has them.
     finders: Vec<Option<memmem::Finder<'static>>>,
@@ -277,10 +276,10 @@ impl Prefilter {
         &self.atoms
     }
 
-    /// The atoms (with their numbers) that stand for themselves in a line's raw bytes, and
-    /// those bytes: a literal (all but those holding `"`, a backslash or a newline, which are
-    /// only ever written with escapes), or a key between quotes. An occurrence counts only
-    /// when [`Prefilter::raw_hit`] says so.
+    /// The atoms (with their numbers) that have raw bytes to search for, and the searchers
+    /// for those bytes: a literal (all but those holding `"`, a backslash or a newline, which
+    /// are only ever written with escapes), or a key and its closing quote. An occurrence
+    /// counts only when [`Prefilter::raw_hit`] says so.
     pub fn raw_patterns(&self) -> impl Iterator<Item = (usize, &memmem::Finder<'static>)> + '_ {
         self.finders
             .iter()
