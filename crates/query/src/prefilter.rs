@@ -363,8 +363,8 @@ impl Prefilter {
     /// chunks.
     pub fn line_bits(&self, line: &[u8]) -> u64 {
         let mut bits = 0;
-        for (i, f) in self.finders.iter().enumerate() {
-            let Some(f) = f else { continue };
+        for (i, f) in self.raw_patterns() {
+            // A literal's first occurrence decides; a key's each, until one holds.
             let hit = match self.atoms.get(i) {
                 Some(Atom::Num(_)) => f.find_iter(line).any(|at| self.raw_hit(i, line, at)),
                 _ => f.find(line).is_some(),
@@ -486,8 +486,7 @@ fn first_char(bytes: &[u8]) -> char {
 #[derive(Clone, Debug, PartialEq)]
 enum Req {
     True,
-    Lit(String),
-    Num(NumAtom),
+    Atom(Atom),
     And(Vec<Req>),
     Or(Vec<Req>),
 }
@@ -496,7 +495,7 @@ fn lit(s: &str) -> Req {
     if s.is_empty() {
         Req::True
     } else {
-        Req::Lit(s.to_owned())
+        Req::Atom(Atom::Lit(s.to_owned()))
     }
 }
 
@@ -599,11 +598,11 @@ fn number_cmp(op: BinOp, a: &Expr, b: &Expr) -> Req {
         (_, _, Some(k), Some(key)) => (key, flipped, k),
         _ => return Req::True,
     };
-    Req::Num(NumAtom {
+    Req::Atom(Atom::Num(NumAtom {
         key: key.to_owned(),
         op,
         k,
-    })
+    }))
 }
 
 /// The requirement of one condition (see the module docs for the table).
@@ -716,34 +715,21 @@ pub(crate) fn derive(filter: &Expr) -> Option<Prefilter> {
 
 /// The formula of `req` with its atoms numbered into `atoms`; `None` for true.
 fn index(req: Req, atoms: &mut Vec<Atom>) -> Option<Formula> {
-    let atom = match req {
-        Req::True => return None,
-        Req::Lit(s) => Atom::Lit(s),
-        Req::Num(n) => Atom::Num(n),
-        Req::And(parts) => {
-            return Some(Formula::And(
-                parts
-                    .into_iter()
-                    .map(|p| index(p, atoms))
-                    .collect::<Option<_>>()?,
-            ));
-        }
-        Req::Or(parts) => {
-            return Some(Formula::Or(
-                parts
-                    .into_iter()
-                    .map(|p| index(p, atoms))
-                    .collect::<Option<_>>()?,
-            ));
-        }
+    let mut all = |parts: Vec<Req>| -> Option<Vec<Formula>> {
+        parts.into_iter().map(|p| index(p, atoms)).collect()
     };
-    Some(Formula::Lit(match atoms.iter().position(|a| *a == atom) {
-        Some(i) => i,
-        None => {
-            atoms.push(atom);
-            atoms.len() - 1
-        }
-    }))
+    Some(match req {
+        Req::True => return None,
+        Req::And(parts) => Formula::And(all(parts)?),
+        Req::Or(parts) => Formula::Or(all(parts)?),
+        Req::Atom(atom) => Formula::Lit(match atoms.iter().position(|a| *a == atom) {
+            Some(i) => i,
+            None => {
+                atoms.push(atom);
+                atoms.len() - 1
+            }
+        }),
+    })
 }
 
 #[cfg(test)]

@@ -487,50 +487,51 @@ fn line_of(message: &str, level: &str) -> String {
     format!(r#"{{"Message":"{message}","@l":"{level}","n":1}}"#)
 }
 
+fn compile_all(queries: &[&str]) -> Vec<Plan> {
+    queries
+        .iter()
+        .map(|q| Plan::compile(q).unwrap_or_else(|e| panic!("{q}: {e}")))
+        .collect()
+}
+
 /// The plans of [`QUERIES`], compiled once.
 fn plans() -> &'static [Plan] {
     static PLANS: std::sync::OnceLock<Vec<Plan>> = std::sync::OnceLock::new();
-    PLANS.get_or_init(|| {
-        QUERIES
-            .iter()
-            .map(|q| Plan::compile(q).unwrap_or_else(|e| panic!("{q}: {e}")))
-            .collect()
-    })
+    PLANS.get_or_init(|| compile_all(QUERIES))
 }
 
-proptest! {
-    #![proptest_config(ProptestConfig::with_cases(512))]
-
-    #[test]
-    fn never_rules_out_a_matching_line(message in raw_string(), level in raw_string()) {
-        let mut parser = ndq_scan::Parser::new(ndq_scan::Scanner::detect());
-        let line = line_of(&message, &level);
-        for (plan, query) in plans().iter().zip(QUERIES) {
-            let pre = plan.prefilter().unwrap_or_else(|| panic!("{query}: no prefilter"));
-            if engine_matches(plan, &mut parser, &line) {
-                prop_assert!(pre.may_match(line.as_bytes()), "{} ruled out {}", query, line);
-            }
-        }
-    }
-}
-
-/// The proptest is not vacuous: over lines built from the pieces, every query matches some
-/// and the prefilter rules out some.
-#[test]
-fn every_soundness_query_matches_and_skips_some_lines() {
+/// No query of `queries` (compiled as `plans`) has its prefilter rule out `line` when the
+/// engine matches it.
+fn never_ruled_out_when_matched(
+    plans: &[Plan],
+    queries: &[&str],
+    line: &str,
+) -> Result<(), TestCaseError> {
     let mut parser = ndq_scan::Parser::new(ndq_scan::Scanner::detect());
-    let mut lines = Vec::new();
-    for a in PIECES {
-        lines.push(line_of(a, a));
-        for b in PIECES {
-            lines.push(line_of(&format!("{a}{b}"), b));
-            lines.push(line_of(&format!("GET {a}{b}ms"), a));
+    for (plan, query) in plans.iter().zip(queries) {
+        let pre = plan
+            .prefilter()
+            .unwrap_or_else(|| panic!("{query}: no prefilter"));
+        if engine_matches(plan, &mut parser, line) {
+            prop_assert!(
+                pre.may_match(line.as_bytes()),
+                "{} ruled out {}",
+                query,
+                line
+            );
         }
     }
-    for (plan, query) in plans().iter().zip(QUERIES) {
+    Ok(())
+}
+
+/// Over `lines`, every query of `queries` matches some, its prefilter rules out some, and
+/// none it rules out is matched: the soundness proptests are not vacuous.
+fn matches_and_skips_some(plans: &[Plan], queries: &[&str], lines: &[String]) {
+    let mut parser = ndq_scan::Parser::new(ndq_scan::Scanner::detect());
+    for (plan, query) in plans.iter().zip(queries) {
         let pre = plan.prefilter().unwrap();
         let (mut hits, mut skipped) = (0, 0);
-        for line in &lines {
+        for line in lines {
             let hit = engine_matches(plan, &mut parser, line);
             let may = pre.may_match(line.as_bytes());
             assert!(may || !hit, "{query} ruled out {line}");
@@ -540,6 +541,30 @@ fn every_soundness_query_matches_and_skips_some_lines() {
         assert!(hits > 0, "{query} matches none");
         assert!(skipped > 0, "{query} ({pre}) rules out none");
     }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    #[test]
+    fn never_rules_out_a_matching_line(message in raw_string(), level in raw_string()) {
+        never_ruled_out_when_matched(plans(), QUERIES, &line_of(&message, &level))?;
+    }
+}
+
+/// The proptest is not vacuous: over lines built from the pieces, every query matches some
+/// and the prefilter rules out some.
+#[test]
+fn every_soundness_query_matches_and_skips_some_lines() {
+    let mut lines = Vec::new();
+    for a in PIECES {
+        lines.push(line_of(a, a));
+        for b in PIECES {
+            lines.push(line_of(&format!("{a}{b}"), b));
+            lines.push(line_of(&format!("GET {a}{b}ms"), a));
+        }
+    }
+    matches_and_skips_some(plans(), QUERIES, &lines);
 }
 
 proptest! {
@@ -628,11 +653,10 @@ fn object(members: &[(usize, usize, u8)]) -> String {
     format!("{{{}}}", parts.join(","))
 }
 
-fn num_plans() -> Vec<Plan> {
-    NUM_QUERIES
-        .iter()
-        .map(|q| Plan::compile(q).unwrap_or_else(|e| panic!("{q}: {e}")))
-        .collect()
+/// The plans of [`NUM_QUERIES`], compiled once.
+fn num_plans() -> &'static [Plan] {
+    static PLANS: std::sync::OnceLock<Vec<Plan>> = std::sync::OnceLock::new();
+    PLANS.get_or_init(|| compile_all(NUM_QUERIES))
 }
 
 proptest! {
@@ -642,14 +666,7 @@ proptest! {
     fn never_rules_out_a_line_a_number_comparison_matches(
         members in proptest::collection::vec((0..NUM_KEYS.len(), 0..NUM_VALUES.len(), 0..3u8), 0..5),
     ) {
-        let mut parser = ndq_scan::Parser::new(ndq_scan::Scanner::detect());
-        let line = object(&members);
-        for (plan, query) in num_plans().iter().zip(NUM_QUERIES) {
-            let pre = plan.prefilter().unwrap_or_else(|| panic!("{query}: no prefilter"));
-            if engine_matches(plan, &mut parser, &line) {
-                prop_assert!(pre.may_match(line.as_bytes()), "{} ruled out {}", query, line);
-            }
-        }
+        never_ruled_out_when_matched(num_plans(), NUM_QUERIES, &object(&members))?;
     }
 }
 
@@ -657,7 +674,6 @@ proptest! {
 /// some and the prefilter rules out some.
 #[test]
 fn every_number_query_matches_and_skips_some_lines() {
-    let mut parser = ndq_scan::Parser::new(ndq_scan::Scanner::detect());
     let mut lines = Vec::new();
     for k in 0..NUM_KEYS.len() {
         for v in 0..NUM_VALUES.len() {
@@ -665,17 +681,5 @@ fn every_number_query_matches_and_skips_some_lines() {
             lines.push(object(&[(k, v, 2), (2, 3, 1)]));
         }
     }
-    for (plan, query) in num_plans().iter().zip(NUM_QUERIES) {
-        let pre = plan.prefilter().unwrap();
-        let (mut hits, mut skipped) = (0, 0);
-        for line in &lines {
-            let hit = engine_matches(plan, &mut parser, line);
-            let may = pre.may_match(line.as_bytes());
-            assert!(may || !hit, "{query} ruled out {line}");
-            hits += usize::from(hit);
-            skipped += usize::from(!may);
-        }
-        assert!(hits > 0, "{query} matches none");
-        assert!(skipped > 0, "{query} ({pre}) rules out none");
-    }
+    matches_and_skips_some(num_plans(), NUM_QUERIES, &lines);
 }
