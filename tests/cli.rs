@@ -658,16 +658,25 @@ fn issue_4_limit_on_standard_input_stops_early() {
 #[test]
 fn issue_4_select_star_order_by_writes_whole_lines() {
     let f = Fixture::new();
+    // Blanks around the object are part of the line and stay; the `\r\n` does not.
     let input = f.write(
         "o.ndjson",
-        "{\"n\":2, \"s\":\"b\"}\n{\"n\":3,\"s\":\"c\\u0041\"}\n{\"n\":1}\n",
+        "  {\"n\":2, \"s\":\"b\"} \t\n{\"n\":3,\"s\":\"c\\u0041\"}\r\n{\"n\":1}\n",
     );
-    for format in ["json", "csv", "table", "raw"] {
-        let out = ndq(&["-o", format, "select * order by n desc limit 2"])
+    for engine in ["lazy", "serde"] {
+        for format in ["json", "csv", "table", "raw"] {
+            let out = ndq(&[
+                "--engine",
+                engine,
+                "-o",
+                format,
+                "select * order by n desc limit 2",
+            ])
             .path(&input)
             .run();
-        out.ok();
-        out.stdout_is("{\"n\":3,\"s\":\"c\\u0041\"}\n{\"n\":2, \"s\":\"b\"}\n");
+            out.ok();
+            out.stdout_is("{\"n\":3,\"s\":\"c\\u0041\"}\n  {\"n\":2, \"s\":\"b\"} \t\n");
+        }
     }
 }
 

@@ -2,6 +2,8 @@
 //! baseline engine) and the plan evaluated on it. Both engines share [`eval`], generic over
 //! ndq-query's [`Doc`], so they differ only in how the line is parsed.
 
+use std::borrow::Cow;
+
 use ndq_query::{Doc, Kind, Plan, Value, Worker};
 use ndq_scan::Parser;
 
@@ -89,10 +91,43 @@ impl LineStep for PlanStep<'_> {
                 if !value.is_object() {
                     return Err("not a JSON object".to_string());
                 }
-                eval(&how, &mut self.worker, &value, line, out, None);
+                // Valid UTF-8: serde_json accepted it.
+                let text = std::str::from_utf8(line).unwrap_or_default();
+                let root = SerdeLine {
+                    value: &value,
+                    text,
+                };
+                eval(&how, &mut self.worker, root, line, out, None);
             }
         }
         Ok(())
+    }
+}
+
+/// The baseline engine's root: serde_json's value, and the line it came from, which
+/// `select *` writes unchanged (serde_json would write its own spelling).
+#[derive(Clone, Copy)]
+struct SerdeLine<'a> {
+    value: &'a serde_json::Value,
+    text: &'a str,
+}
+
+impl<'a> Doc<'a> for SerdeLine<'a> {
+    type Node = &'a serde_json::Value;
+    fn get(self, key: &str) -> Option<Self::Node> {
+        self.value.get(key)
+    }
+    fn index(self, i: usize) -> Option<Self::Node> {
+        Doc::index(self.value, i)
+    }
+    fn shape(self) -> ndq_query::Shape<'a> {
+        self.value.shape()
+    }
+    fn raw(self) -> Cow<'a, str> {
+        self.value.raw()
+    }
+    fn line(self) -> Cow<'a, str> {
+        Cow::Borrowed(self.text)
     }
 }
 

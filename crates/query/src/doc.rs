@@ -56,6 +56,12 @@ pub trait Doc<'a>: Copy {
     fn shape(self) -> Shape<'a>;
     /// This value's JSON text.
     fn raw(self) -> Cow<'a, str>;
+    /// For a line's root: what `select *` writes, the whole line as read (blanks around the
+    /// object kept, the line terminator not). The default is [`Doc::raw`], for documents
+    /// that do not know their line.
+    fn line(self) -> Cow<'a, str> {
+        self.raw()
+    }
 }
 
 impl<'a> Doc<'a> for ndq_scan::Value<'a> {
@@ -124,6 +130,9 @@ impl<'a> Doc<'a> for Scanned<'a> {
     }
     fn raw(self) -> Cow<'a, str> {
         Doc::raw(self.doc.root())
+    }
+    fn line(self) -> Cow<'a, str> {
+        Cow::Borrowed(self.doc.text())
     }
 }
 

@@ -78,7 +78,7 @@ impl<'p> Worker<'p> {
     pub fn project<'a, D: Doc<'a>>(&mut self, root: D, row: &mut Vec<Value<'a>>) {
         row.clear();
         if self.plan.lines {
-            row.push(Value::RawJson(root.raw()));
+            row.push(Value::RawJson(root.line()));
             return;
         }
         for ex in &self.plan.items {

@@ -487,7 +487,7 @@ impl Plan {
     /// Whether the output is whole input lines (`select *` or no select). For
     /// [`Kind::Lines`] the CLI writes matching lines itself; for a [`Kind::Collect`] plan
     /// (`select * ... order by`) every finished row is one [`crate::Value::RawJson`]: the
-    /// line's object text, to be written unchanged in every format.
+    /// whole line as read ([`crate::Doc::line`]), to be written unchanged in every format.
     pub fn lines(&self) -> bool {
         self.lines
     }
