@@ -32,6 +32,17 @@ impl Num {
         }
     }
 
+    /// The number as a Decimal: itself, or a float whose shortest spelling a Decimal holds
+    /// exactly (`1e-400` is 0, `1.5000000000000000000000000000001` is 1.5: those compare
+    /// equal to the Decimal, so they must group and count as it). `None` for other floats.
+    pub fn as_decimal(self) -> Option<Decimal> {
+        match self {
+            Num::Dec(d) => Some(d),
+            Num::Float(f) if f.is_finite() => Decimal::from_str_exact(&f.to_string()).ok(),
+            Num::Float(_) => None,
+        }
+    }
+
     /// Numeric order (a NaN, which JSON cannot produce, sorts as equal).
     pub fn cmp(self, other: Num) -> Ordering {
         match (self, other) {
@@ -415,14 +426,16 @@ pub(crate) fn encode_key(v: &Val<'_>, out: &mut Vec<u8>) {
     match v {
         Val::Null => out.push(0),
         Val::Bool(b) => out.extend_from_slice(&[1, u8::from(*b)]),
-        Val::Num(Num::Dec(d), _) => {
-            out.push(2);
-            out.extend_from_slice(&positive_zero(d.normalize()).serialize());
-        }
-        Val::Num(Num::Float(f), _) => {
-            out.push(3);
-            out.extend_from_slice(&f.to_bits().to_le_bytes());
-        }
+        Val::Num(n, _) => match n.as_decimal() {
+            Some(d) => {
+                out.push(2);
+                out.extend_from_slice(&positive_zero(d.normalize()).serialize());
+            }
+            None => {
+                out.push(3);
+                out.extend_from_slice(&n.to_f64().to_bits().to_le_bytes());
+            }
+        },
         Val::Str(s, _) => {
             out.push(4);
             out.extend_from_slice(&(s.len() as u64).to_le_bytes());
