@@ -14,6 +14,7 @@
 //! The one inexact corner: sums of numbers Decimal cannot hold are f64 sums, whose rounding
 //! can depend on the split.
 
+use std::borrow::Cow;
 use std::collections::{BinaryHeap, HashMap, HashSet};
 
 use rust_decimal::Decimal;
@@ -114,7 +115,8 @@ enum AggState {
     Avg(SumState),
     Min(Option<Val<'static>>),
     Max(Option<Val<'static>>),
-    Pct(Vec<Num>),
+    /// Every number, with its input text where writing the number would spell it otherwise.
+    Pct(Vec<(Num, Option<Box<str>>)>),
     Distinct(HashSet<Box<[u8]>>),
 }
 
@@ -139,7 +141,9 @@ impl AggState {
             (AggState::Sum(s) | AggState::Avg(s), Some(Val::Num(n, _))) => s.add(*n),
             (AggState::Min(best), Some(v)) => keep_best(best, v, std::cmp::Ordering::Less),
             (AggState::Max(best), Some(v)) => keep_best(best, v, std::cmp::Ordering::Greater),
-            (AggState::Pct(all), Some(Val::Num(n, _))) => all.push(*n),
+            (AggState::Pct(all), Some(Val::Num(n, raw))) => {
+                all.push((*n, raw.as_deref().filter(|r| respelled(*n, r)).map(Box::from)))
+            }
             (AggState::Distinct(set), Some(v)) if !v.is_null() => {
                 buf.clear();
                 encode_key(v, buf);
@@ -185,14 +189,23 @@ impl AggState {
             AggState::Min(Some(v)) | AggState::Max(Some(v)) => v.clone(),
             AggState::Pct(all) if !all.is_empty() => {
                 // Stable, so among equal values (1.5, 1.50) the input order decides.
-                all.sort_by(|a, b| a.cmp(*b));
+                all.sort_by(|a, b| a.0.cmp(b.0));
                 let rank = nearest_rank(spec.p, all.len());
-                Val::number(all[rank - 1])
+                let (n, raw) = &all[rank - 1];
+                // The value taken from the input, written as it was (as `min`/`max` do).
+                Val::Num(*n, raw.as_deref().map(|r| Cow::Owned(r.to_owned())))
             }
             AggState::Distinct(set) => count(set.len() as u64),
             _ => Val::Null,
         }
     }
+}
+
+/// Whether a number read as `raw` would be written in another spelling from its value (an
+/// exponent, a float, a negative zero): then a percentile keeps `raw`. (Other input numbers
+/// are written as they were from the Decimal, which keeps their scale.)
+fn respelled(n: Num, raw: &str) -> bool {
+    matches!(n, Num::Float(_)) || raw.contains(['e', 'E']) || raw.starts_with("-0")
 }
 
 /// Keep `v` in `best` when it is a number or string that sorts `want` of the current one

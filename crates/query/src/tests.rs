@@ -901,6 +901,17 @@ q!(
     "35|50|50|15|20"
 );
 q!(
+    percentile_writes_the_input_value_as_it_was,
+    "select percentile(x, 1), percentile(x, 50), percentile(x, 100), min(x), max(x)",
+    [
+        r#"{"x":-1000e-1}"#,
+        r#"{"x":15e-1}"#,
+        r#"{"x":1.50}"#,
+        r#"{"x":1234567890123456789012345678901234567890}"#
+    ],
+    "-1000e-1|15e-1|1234567890123456789012345678901234567890|-1000e-1|1234567890123456789012345678901234567890"
+);
+q!(
     percentile_ignores_non_numbers,
     "select percentile(x, 50)",
     [r#"{"x":"a"}"#, r#"{"x":3}"#, r#"{}"#],
