@@ -847,3 +847,36 @@ fn duplicate_top_level_keys_the_first_wins() {
         }
     }
 }
+
+/// Sums of numbers held as floats (beyond Decimal's 28 digits) are exact sums rounded once,
+/// so they do not depend on how the threads split the file (they did: plain f64 additions
+/// per chunk, then per merge).
+#[test]
+fn float_sums_are_the_same_for_every_thread_count() {
+    let f = Fixture::new();
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    let mut data = String::new();
+    for _ in 0..40_000 {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        data.push_str(&format!(
+            "{{\"x\":{}e{}}}\n",
+            seed % 1_000_000_007,
+            20 + seed % 15
+        ));
+    }
+    let input = f.write("floats.ndjson", data);
+    let query = "select sum(x), avg(x)";
+    let one = ndq(&["--threads", "1", "-o", "raw", query])
+        .path(&input)
+        .run();
+    one.ok();
+    for threads in ["2", "3", "7"] {
+        let many = ndq(&["--threads", threads, "-o", "raw", query])
+            .path(&input)
+            .run();
+        many.ok();
+        many.stdout_is(one.stdout());
+    }
+}

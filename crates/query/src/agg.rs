@@ -11,8 +11,9 @@
 //!   final sort is by (keys, sequence), i.e. stable. With `limit k` at most the `k` best rows
 //!   are kept (a max-heap whose top is the worst kept row), so memory stays bounded.
 //!
-//! The one inexact corner: sums of numbers Decimal cannot hold are f64 sums, whose rounding
-//! can depend on the split.
+//! Sums do not depend on the split either: Decimal sums are exact (an addend that would
+//! overflow midway is kept for the end), and numbers held as floats are summed exactly and
+//! rounded once ([`FloatSum`]).
 
 use std::borrow::Cow;
 use std::collections::{BinaryHeap, HashMap, HashSet};
@@ -23,6 +24,7 @@ use rust_decimal::prelude::ToPrimitive;
 use crate::Value;
 use crate::doc::{Doc, NoDoc, Shape};
 use crate::eval::{Cx, Worker, eval, nearest_rank, resolve};
+use crate::fsum::FloatSum;
 use crate::func::AggFunc;
 use crate::plan::{AggSpec, Ex, Plan};
 use crate::value::{Num, Val, encode_key, parse_number, total_cmp};
@@ -57,11 +59,18 @@ struct Group {
 /// A running sum. rust_decimal's addition picks the result's scale by operand order (a zero
 /// operand returns the other as is), so the scale is tracked apart: the total is written with
 /// the largest scale of any input (`1.50 + 1.50` is `3.00`), whatever the split.
+///
+/// Exact whatever the split: an addend that would take the Decimal sum out of its range is
+/// kept apart and added at the end, where positive and negative ones are taken in turns
+/// (so `1 + 5e28 + 5e28 - 5e28 - 5e28` is 1); only a total beyond Decimal's range becomes a
+/// float. Numbers held as floats are summed exactly too ([`FloatSum`]), rounded once.
 #[derive(Debug, Default)]
 struct SumState {
     dec: Decimal,
+    /// Decimal addends that overflowed `dec` when they came.
+    over: Vec<Decimal>,
     scale: u32,
-    float: f64,
+    float: FloatSum,
     has_float: bool,
     n: u64,
 }
@@ -70,11 +79,7 @@ impl SumState {
     fn add_dec(&mut self, d: Decimal) {
         match self.dec.checked_add(d) {
             Some(s) => self.dec = s,
-            None => {
-                self.float += self.dec.to_f64().unwrap_or(0.0) + d.to_f64().unwrap_or(0.0);
-                self.dec = Decimal::ZERO;
-                self.has_float = true;
-            }
+            None => self.over.push(d),
         }
     }
     fn add(&mut self, n: Num) {
@@ -84,7 +89,7 @@ impl SumState {
                 self.add_dec(d);
             }
             Num::Float(f) => {
-                self.float += f;
+                self.float.add(f);
                 self.has_float = true;
             }
         }
@@ -92,18 +97,54 @@ impl SumState {
     }
     fn merge(&mut self, o: SumState) {
         self.add_dec(o.dec);
+        self.over.extend(o.over);
         self.scale = self.scale.max(o.scale);
-        self.float += o.float;
+        self.float.merge(&o.float);
         self.has_float |= o.has_float;
         self.n += o.n;
     }
-    fn total(&self) -> Num {
-        if self.has_float {
-            Num::Float(self.float + self.dec.to_f64().unwrap_or(0.0))
+    /// The Decimal sum with the addends kept apart: `Err` with the float sum of what is left
+    /// when the total is beyond Decimal's range.
+    fn decimal_total(&self) -> Result<Decimal, FloatSum> {
+        let (mut pos, mut neg): (Vec<Decimal>, Vec<Decimal>) =
+            self.over.iter().partition(|d| d.is_sign_positive());
+        let mut acc = self.dec;
+        // Adding a value of the other sign never overflows; when only one sign is left and
+        // the sum still overflows, the total is out of range.
+        while let Some(d) = if acc.is_sign_negative() {
+            pos.pop().or_else(|| neg.pop())
         } else {
-            let mut d = self.dec;
-            d.rescale(self.scale);
-            Num::Dec(crate::value::positive_zero(d))
+            neg.pop().or_else(|| pos.pop())
+        } {
+            match acc.checked_add(d) {
+                Some(s) => acc = s,
+                None => {
+                    let mut rest = FloatSum::default();
+                    for x in [acc, d].iter().chain(&pos).chain(&neg) {
+                        rest.add(x.to_f64().unwrap_or(0.0));
+                    }
+                    return Err(rest);
+                }
+            }
+        }
+        Ok(acc)
+    }
+    fn total(&self) -> Num {
+        match self.decimal_total() {
+            Ok(d) if !self.has_float => {
+                let mut d = d;
+                d.rescale(self.scale);
+                Num::Dec(crate::value::positive_zero(d))
+            }
+            Ok(d) => {
+                let mut all = self.float.clone();
+                all.add(d.to_f64().unwrap_or(0.0));
+                Num::Float(all.total())
+            }
+            Err(mut all) => {
+                all.merge(&self.float);
+                Num::Float(all.total())
+            }
         }
     }
 }
@@ -141,9 +182,10 @@ impl AggState {
             (AggState::Sum(s) | AggState::Avg(s), Some(Val::Num(n, _))) => s.add(*n),
             (AggState::Min(best), Some(v)) => keep_best(best, v, std::cmp::Ordering::Less),
             (AggState::Max(best), Some(v)) => keep_best(best, v, std::cmp::Ordering::Greater),
-            (AggState::Pct(all), Some(Val::Num(n, raw))) => {
-                all.push((*n, raw.as_deref().filter(|r| respelled(*n, r)).map(Box::from)))
-            }
+            (AggState::Pct(all), Some(Val::Num(n, raw))) => all.push((
+                *n,
+                raw.as_deref().filter(|r| respelled(*n, r)).map(Box::from),
+            )),
             (AggState::Distinct(set), Some(v)) if !v.is_null() => {
                 buf.clear();
                 encode_key(v, buf);

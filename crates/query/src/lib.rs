@@ -106,6 +106,7 @@ mod agg;
 mod doc;
 mod error;
 mod eval;
+mod fsum;
 mod func;
 mod lex;
 mod parse;
