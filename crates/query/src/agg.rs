@@ -79,8 +79,13 @@ impl SumState {
     fn add_dec(&mut self, d: Decimal) {
         match self.dec.checked_add(d) {
             Some(s) => self.dec = s,
-            None => self.over.push(d),
+            None => self.overflowed(d),
         }
+    }
+    #[cold]
+    #[inline(never)]
+    fn overflowed(&mut self, d: Decimal) {
+        self.over.push(d);
     }
     fn add(&mut self, n: Num) {
         match n {
