@@ -880,3 +880,21 @@ fn float_sums_are_the_same_for_every_thread_count() {
         many.stdout_is(one.stdout());
     }
 }
+
+/// Long chains in a query: thousands of `or` alternatives run (the chain is a balanced
+/// tree, so nothing recurses thousands deep), and a `+` chain past the nesting limit is a
+/// query error, not a stack overflow (both crashed the process before).
+#[test]
+fn long_operator_chains_run_or_are_refused_never_crash() {
+    let f = Fixture::new();
+    let input = f.write("c.ndjson", "{\"x\":4999}\n{\"x\":5000}\n{\"x\":3}\n");
+    let terms: Vec<String> = (0..5000).map(|i| format!("x = {i}")).collect();
+    let query = format!("select x where {}", terms.join(" or "));
+    let out = ndq(&["-o", "raw", &query]).path(&input).run();
+    out.ok();
+    out.stdout_is("4999\n3\n");
+    let query = format!("select {}1", "x + ".repeat(5000));
+    let out = ndq(&[&query]).path(&input).run();
+    out.status(2);
+    assert!(out.stderr().contains("nests more than 64 levels"), "{out}");
+}

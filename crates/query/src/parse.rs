@@ -192,6 +192,24 @@ struct Parser<'q> {
     depth: usize,
 }
 
+/// `items` joined by `op` as a balanced tree (the left half one larger: `a op b op c` is
+/// `(a op b) op c`, as written), each node spanning its items' text.
+fn balanced(op: BinOp, mut items: Vec<Expr>) -> Expr {
+    if items.len() == 1 {
+        return items.remove(0);
+    }
+    let right = items.split_off(items.len().div_ceil(2));
+    let (l, r) = (balanced(op, items), balanced(op, right));
+    let span = Span {
+        start: l.span.start,
+        end: r.span.end,
+    };
+    Expr {
+        kind: ExprKind::Bin(op, Box::new(l), Box::new(r)),
+        span,
+    }
+}
+
 /// Parse a whole query.
 pub(crate) fn parse(q: &str) -> Result<Query, QueryError> {
     let toks = lex(q)?;
@@ -433,13 +451,7 @@ impl<'q> Parser<'q> {
         f: impl FnOnce(&mut Self) -> Result<T, QueryError>,
     ) -> Result<T, QueryError> {
         if self.depth >= MAX_DEPTH {
-            let t = self.peek();
-            return Err(QueryError::new(
-                self.q,
-                t.start,
-                t.end,
-                format!("the query nests more than {MAX_DEPTH} levels deep here"),
-            ));
+            return Err(self.too_deep());
         }
         self.depth += 1;
         let r = f(self);
@@ -447,9 +459,25 @@ impl<'q> Parser<'q> {
         r
     }
 
-    /// Levels 0 (`or`) and 1 (`and`) are left-associative chains over the next level.
+    #[cold]
+    fn too_deep(&self) -> QueryError {
+        let t = self.peek();
+        QueryError::new(
+            self.q,
+            t.start,
+            t.end,
+            format!(
+                "the query nests more than {MAX_DEPTH} levels deep here (each parenthesis, \
+                 'not', call and link of a '+ - * / %' chain is one level)"
+            ),
+        )
+    }
+
+    /// Levels 0 (`or`) and 1 (`and`): chains over the next level. Both operators are
+    /// associative in three-valued logic, so a chain becomes a balanced tree (`a or b or c
+    /// or d` is `(a or b) or (c or d)`): a thousand alternatives nest ten levels deep, not a
+    /// thousand, so evaluating and dropping the tree cannot exhaust the stack.
     fn binary_level(&mut self, level: u8) -> Result<Expr, QueryError> {
-        let start = self.peek().start;
         let (kw, op) = if level == 0 {
             ("or", BinOp::Or)
         } else {
@@ -462,15 +490,33 @@ impl<'q> Parser<'q> {
                 p.not()
             }
         };
-        let mut lhs = next(self)?;
+        let start = self.peek().start;
+        let mut items = vec![next(self)?];
         while self.eat_kw(kw) {
-            let rhs = next(self)?;
-            lhs = Expr {
-                kind: ExprKind::Bin(op, Box::new(lhs), Box::new(rhs)),
-                span: self.span_from(start),
-            };
+            items.push(next(self)?);
         }
-        Ok(lhs)
+        let chain = items.len() > 1;
+        let mut e = balanced(op, items);
+        if chain {
+            // From the chain's first token, as the text of a column is taken from it.
+            e.span = self.span_from(start);
+        }
+        Ok(e)
+    }
+
+    /// One more link of a left-associative chain (`+ - * / %`), which nests the tree one
+    /// level deeper: counted against [`MAX_DEPTH`] like a parenthesis, until [`Parser::unlink`].
+    fn link(&mut self) -> Result<(), QueryError> {
+        if self.depth >= MAX_DEPTH {
+            return Err(self.too_deep());
+        }
+        self.depth += 1;
+        Ok(())
+    }
+
+    /// The chain of `links` links ended.
+    fn unlink(&mut self, links: usize) {
+        self.depth -= links;
     }
 
     fn not(&mut self) -> Result<Expr, QueryError> {
@@ -571,12 +617,18 @@ impl<'q> Parser<'q> {
     fn additive(&mut self) -> Result<Expr, QueryError> {
         let start = self.peek().start;
         let mut lhs = self.multiplicative()?;
+        let mut links = 0;
         loop {
             let op = match self.peek().tok {
                 Tok::Plus => BinOp::Add,
                 Tok::Minus => BinOp::Sub,
-                _ => return Ok(lhs),
+                _ => {
+                    self.unlink(links);
+                    return Ok(lhs);
+                }
             };
+            self.link()?;
+            links += 1;
             self.bump();
             let rhs = self.multiplicative()?;
             lhs = Expr {
@@ -589,13 +641,19 @@ impl<'q> Parser<'q> {
     fn multiplicative(&mut self) -> Result<Expr, QueryError> {
         let start = self.peek().start;
         let mut lhs = self.unary()?;
+        let mut links = 0;
         loop {
             let op = match self.peek().tok {
                 Tok::Star => BinOp::Mul,
                 Tok::Slash => BinOp::Div,
                 Tok::Percent => BinOp::Rem,
-                _ => return Ok(lhs),
+                _ => {
+                    self.unlink(links);
+                    return Ok(lhs);
+                }
             };
+            self.link()?;
+            links += 1;
             self.bump();
             let rhs = self.unary()?;
             lhs = Expr {
@@ -907,6 +965,44 @@ mod tests {
             assert!(err(&q).starts_with("the query nests more than 64 levels deep"));
         }
         assert!(parse(&format!("where {}x{}", "(".repeat(60), ")".repeat(60))).is_ok());
+    }
+
+    #[test]
+    fn long_and_or_chains_nest_logarithmically_arithmetic_chains_count() {
+        let depth = |e: &Expr| -> usize {
+            fn d(e: &Expr) -> usize {
+                match &e.kind {
+                    ExprKind::Bin(_, l, r) => 1 + d(l).max(d(r)),
+                    _ => 1,
+                }
+            }
+            d(e)
+        };
+        for op in ["or", "and"] {
+            let terms: Vec<String> = (0..20_000).map(|i| format!("x = {i}")).collect();
+            let q = parse(&format!("where {}", terms.join(&format!(" {op} ")))).unwrap();
+            let w = q.filter.unwrap();
+            assert!(depth(&w) <= 20, "{op}: depth {}", depth(&w));
+        }
+        // Three terms keep the left-associative shape as written.
+        let q = parse("where a or b or c").unwrap();
+        let ExprKind::Bin(BinOp::Or, l, r) = q.filter.unwrap().kind else {
+            panic!("not an or");
+        };
+        assert!(matches!(l.kind, ExprKind::Bin(BinOp::Or, ..)));
+        assert!(matches!(r.kind, ExprKind::Path(_)));
+        // `+` chains are left-deep, so each link counts as a level.
+        assert!(parse(&format!("select {}1", "1 + ".repeat(60))).is_ok());
+        for q in [
+            format!("select {}1", "1 + ".repeat(5_000)),
+            format!("select {}1", "2 * ".repeat(5_000)),
+            format!("select {}(1)", "1 - ".repeat(40) + &"-".repeat(40)),
+        ] {
+            assert!(
+                err(&q).starts_with("the query nests more than 64 levels deep"),
+                "{q}"
+            );
+        }
     }
 
     #[test]
