@@ -1,8 +1,9 @@
 //! `-o table` (the default on a terminal): a header, a rule, and aligned columns.
 //!
 //! Columns are separated by two spaces; a column whose every non-null value is a number is
-//! right-aligned, the others left-aligned; trailing spaces are trimmed. Widths count
-//! characters (`char`s), so wide CJK characters and emoji may misalign. Strings are unescaped,
+//! right-aligned, the others left-aligned; trailing spaces are trimmed. Widths count terminal
+//! columns (unicode-width: a CJK character or emoji takes two, a combining mark none), so
+//! columns line up in a terminal whatever the script. Strings are unescaped,
 //! and control characters are shown as escapes (`\n`, `\t`, `\r`, `\u{1b}`) so a value can
 //! neither break a row in two nor send terminal escape sequences. Null is shown as `null`.
 
@@ -10,6 +11,7 @@ use std::borrow::Cow;
 use std::fmt::Write as _;
 
 use ndq_query::Value;
+use unicode_width::UnicodeWidthStr;
 
 use super::{is_number, text};
 
@@ -28,14 +30,14 @@ pub fn render(columns: &[String], rows: &[Vec<Value<'_>>]) -> String {
                 .collect()
         })
         .collect();
-    let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
+    let mut widths: Vec<usize> = header.iter().map(|h| h.width()).collect();
     // A column is numeric when it holds a number and nothing else but nulls.
     let mut numbers = vec![0usize; columns.len()];
     let mut others = vec![0usize; columns.len()];
     for (row, values) in cells.iter().zip(rows) {
         for (i, (cell, v)) in row.iter().zip(values).enumerate() {
             if let Some(w) = widths.get_mut(i) {
-                *w = (*w).max(cell.chars().count());
+                *w = (*w).max(cell.width());
             }
             match v {
                 Value::Null => {}
@@ -65,12 +67,15 @@ fn line(out: &mut String, cells: &[Cow<'_, str>], widths: &[usize], numeric: &[b
         if i > 0 {
             out.push_str("  ");
         }
-        // Writing into a String cannot fail.
-        let _ = if numeric[i] {
-            write!(out, "{cell:>w$}")
+        // Padded to `w` terminal columns (a wide character takes two).
+        let pad = " ".repeat(w.saturating_sub(cell.width()));
+        if numeric[i] {
+            out.push_str(&pad);
+            out.push_str(cell);
         } else {
-            write!(out, "{cell:<w$}")
-        };
+            out.push_str(cell);
+            out.push_str(&pad);
+        }
     }
     let trimmed = out[start..].trim_end().len();
     out.truncate(start + trimmed);
@@ -120,6 +125,22 @@ mod tests {
              -----------  -----------\n\
              Information            7\n\
              Zoë          12345678901\n"
+        );
+    }
+
+    #[test]
+    fn wide_and_combining_characters_take_their_terminal_columns() {
+        let columns = vec!["s".to_string(), "n".to_string()];
+        let row = |s: &str| {
+            vec![
+                Value::String(s.to_string().into()),
+                Value::RawNumber("1".into()),
+            ]
+        };
+        let rows = vec![row("中文字"), row("abcdef"), row("e\u{301}e\u{301}")];
+        assert_eq!(
+            render(&columns, &rows),
+            "s       n\n------  -\n中文字  1\nabcdef  1\ne\u{301}e\u{301}      1\n"
         );
     }
 

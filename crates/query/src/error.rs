@@ -15,6 +15,7 @@
 //! clamps them), so rendering never panics.
 
 use std::fmt;
+use unicode_width::UnicodeWidthStr;
 
 /// A query that failed to parse or plan. `Display` renders the query, a caret under the
 /// column and what was expected / found.
@@ -119,10 +120,10 @@ impl fmt::Display for QueryError {
             .map(|c| if c.is_control() { ' ' } else { c })
             .collect();
         let col = self.column();
-        let width = self.query[self.start..self.end.min(line_end)]
-            .chars()
-            .count()
-            .max(1);
+        // The caret goes under the column on a terminal: wide characters (CJK, emoji) take
+        // two cells and combining marks none.
+        let indent = UnicodeWidthStr::width(&shown[..shown_offset(&shown, col - 1)]);
+        let width = UnicodeWidthStr::width(&self.query[self.start..self.end.min(line_end)]).max(1);
         if self.query.contains('\n') {
             write!(f, "{} (line {}, column {col})", self.message, self.line())?;
         } else {
@@ -132,10 +133,15 @@ impl fmt::Display for QueryError {
             f,
             "\n  {}\n  {}{}",
             shown.trim_end(),
-            " ".repeat(col - 1),
+            " ".repeat(indent),
             "^".repeat(width)
         )
     }
+}
+
+/// The byte offset of character `n` of `s` (its length when `s` is shorter).
+fn shown_offset(s: &str, n: usize) -> usize {
+    s.char_indices().nth(n).map_or(s.len(), |(i, _)| i)
 }
 
 impl std::error::Error for QueryError {}
@@ -143,6 +149,20 @@ impl std::error::Error for QueryError {}
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn caret_under_wide_and_combining_characters() {
+        // `日本` takes four terminal columns, `e` + U+0301 one: the caret counts columns,
+        // the message counts characters.
+        let q = "select '日本e\u{301}' frm";
+        let at = q.find("frm").unwrap();
+        let e = QueryError::new(q, at, at + 3, "unexpected");
+        assert_eq!(e.column(), 15);
+        assert_eq!(
+            e.to_string(),
+            format!("unexpected (column 15)\n  {q}\n  {}^^^", " ".repeat(15))
+        );
+    }
 
     #[test]
     fn caret_under_column() {
