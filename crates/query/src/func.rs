@@ -255,11 +255,37 @@ fn round(n: Num, digits: i64) -> Option<Num> {
                 Num::from_parts(r.checked_mul(p), || f64::NAN)
             }
         }
-        Num::Float(f) => {
-            let p = 10f64.powi(digits.clamp(-400, 400) as i32);
-            Some(Num::Float((f * p).round() / p))
-        }
+        // A float that is a Decimal in disguise (`1.005000000000000000000000000001` is held
+        // as the float 1.005) rounds as that Decimal, so as the user reads it: 1.01.
+        Num::Float(_) if let Some(d) = n.as_decimal() => round(Num::Dec(d), digits),
+        // Others are tiny or huge: rounded on their shortest spelling.
+        Num::Float(f) => Some(Num::Float(round_float(f, digits).unwrap_or(f))),
     }
+}
+
+/// `f` rounded half away from zero to `digits` decimals, on its shortest decimal spelling
+/// (what the user reads: `1.5e-30` to 30 decimals is `2e-30`), not on its binary value.
+/// `None` for infinities.
+fn round_float(f: f64, digits: i64) -> Option<f64> {
+    let sci = format!("{:e}", f.abs());
+    let (mantissa, exp) = sci.split_once('e')?;
+    let frac = mantissa.split_once('.').map_or(0, |(_, frac)| frac.len());
+    // |f| = m * 10^e, m of at most 17 digits.
+    let m: u64 = mantissa.replace('.', "").parse().ok()?;
+    let e = exp.parse::<i64>().ok()? - frac as i64;
+    let digits = digits.clamp(-400, 400);
+    let shift = -digits - e;
+    if shift <= 0 {
+        return Some(f);
+    }
+    let q = if shift > 19 {
+        0
+    } else {
+        let p = 10u64.pow(shift as u32);
+        m / p + u64::from(m % p >= p - p / 2)
+    };
+    let r: f64 = format!("{q}e{}", -digits).parse().ok()?;
+    Some(if f < 0.0 && r != 0.0 { -r } else { r })
 }
 
 /// A scalar function of one or two evaluated arguments.
