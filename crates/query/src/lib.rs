@@ -42,11 +42,15 @@
 //!   compare and sort above every finite number and print as written, but JSON has no
 //!   infinity, so arithmetic, `sum` and `avg` that meet one give null, and all such numbers of
 //!   one sign are equal (one group, one distinct value). A literal of that size in a query is
-//!   null. Finite numbers a Decimal cannot hold (40 digits) work as f64 throughout.
+//!   null. Finite numbers a Decimal cannot hold (40 digits) work as f64 throughout; one whose
+//!   shortest spelling a Decimal holds (`1e-400` is 0, a 35-digit `1.5000…1` is 1.5) groups,
+//!   counts as distinct and rounds as that Decimal, as `=` already compares it.
+//! - **Sums are exact whatever the split between threads**: a Decimal total that overflows
+//!   midway is finished exactly when the total fits, and numbers held as floats are summed
+//!   exactly and rounded once (Shewchuk's partials, as Python's `math.fsum`).
 //! - **Text from the input is kept**: a projected value, a `group by` key (the first line's
-//!   text), `min`/`max` and `coalesce` results keep their raw text; `percentile` is written
-//!   as an exact decimal; `tostring(1.50)` is `'1.50'`, of an array its JSON text, of null
-//!   null.
+//!   text), `min`/`max`, `percentile` and `coalesce` results keep their raw text (`15e-1`
+//!   stays `15e-1`); `tostring(1.50)` is `'1.50'`, of an array its JSON text, of null null.
 //! - `tonumber` accepts surrounding whitespace, a leading `+`, `.5` and exponents.
 //!   `round(n, d)` with negative `d` rounds to tens, hundreds...; `length` of an object
 //!   counts distinct keys.
@@ -58,7 +62,13 @@
 //!   order by` gives [`Kind::Collect`] rows of one [`Value::RawJson`] each (see
 //!   [`Plan::lines`]).
 //! - Column names collapse whitespace everywhere in the item's text, string literals included.
-//! - Expressions nest at most 64 levels (a query error beyond, never a stack overflow).
+//! - Expressions nest at most 64 levels (a query error beyond, never a stack overflow):
+//!   parentheses, `not`, unary `-`, calls, and each link of a `+ - * / %` chain. Chains of
+//!   `and`/`or` become balanced trees (both are associative), so thousands of alternatives
+//!   are fine.
+//! - **`ilike`** compares the case-folded texts (upper-case then lower-case, so `ß`, `SS` and
+//!   `ss` match); `_` matches one character of the folded text, so `'ß' ilike '__'` is true
+//!   and `'ß' ilike '_'` false (`like` is not folded: `'ß' like '_'` is true).
 //! - The serde document (`--engine serde`) sees what serde_json keeps: the *last* of
 //!   duplicate keys, strings already unescaped (written as computed strings), arrays and
 //!   objects re-serialized. Everything else is the same engine.
