@@ -459,6 +459,25 @@ impl<'q> Parser<'q> {
         r
     }
 
+    /// SQL's `count(distinct x)`: point at `count_distinct(x)` instead of failing on `x`.
+    /// (`count(distinct)` alone still counts a property named `distinct`.)
+    fn no_count_distinct(&self) -> Result<(), QueryError> {
+        let t = self.peek();
+        let next = self.peek_at(1).tok.clone();
+        if t.tok == Tok::Ident
+            && self.text(t).eq_ignore_ascii_case("distinct")
+            && matches!(next, Tok::Ident | Tok::LBracket | Tok::LParen)
+        {
+            return Err(QueryError::new(
+                self.q,
+                t.start,
+                t.end,
+                "count(distinct x) is written count_distinct(x)",
+            ));
+        }
+        Ok(())
+    }
+
     #[cold]
     fn too_deep(&self) -> QueryError {
         let t = self.peek();
@@ -729,6 +748,9 @@ impl<'q> Parser<'q> {
                                         },
                                     });
                                 } else {
+                                    if lower == "count" && args.is_empty() {
+                                        self.no_count_distinct()?;
+                                    }
                                     args.push(self.expr()?);
                                 }
                                 if !self.eat(&Tok::Comma) {
@@ -1003,6 +1025,21 @@ mod tests {
                 "{q}"
             );
         }
+    }
+
+    #[test]
+    fn count_distinct_the_sql_way_points_at_count_distinct() {
+        let e = parse("select count(DISTINCT Message)").unwrap_err();
+        assert_eq!(
+            e.message(),
+            "count(distinct x) is written count_distinct(x)"
+        );
+        assert_eq!(e.column(), 14);
+        assert!(
+            parse("select count(distinct)").is_ok(),
+            "a property named distinct"
+        );
+        assert!(parse("select count(distinct + 1)").is_ok());
     }
 
     #[test]

@@ -375,6 +375,9 @@ impl<'q> Planner<'q> {
                         Some(Num::Dec(d)) if d > Decimal::ZERO && d <= Decimal::ONE_HUNDRED => {
                             p = d;
                         }
+                        // Below Decimal's smallest step (`1e-40`): the first rank, as 1e-28
+                        // gives for any count of values.
+                        Some(Num::Float(f)) if f > 0.0 && f < 1.0 => p = Decimal::new(1, 28),
                         Some(_) => {
                             return self.err(
                                 pe,

@@ -952,6 +952,12 @@ q!(
     "-1000e-1|15e-1|1234567890123456789012345678901234567890|-1000e-1|1234567890123456789012345678901234567890"
 );
 q!(
+    percentile_tiny_p_is_the_first_rank,
+    "select percentile(x, 1e-40), percentile(x, 0.0000000000000000000000000001)",
+    [r#"{"x":3}"#, r#"{"x":1}"#, r#"{"x":2}"#],
+    "1|1"
+);
+q!(
     percentile_ignores_non_numbers,
     "select percentile(x, 50)",
     [r#"{"x":"a"}"#, r#"{"x":3}"#, r#"{}"#],
