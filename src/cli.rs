@@ -10,7 +10,7 @@ Examples:
   ndq 'select count(*) where Elapsed > 200' logs/app.ndjson
   ndq 'select @l, count(*), avg(Elapsed) group by @l' logs/
   ndq 'where StatusCode >= 500 limit 10' app.ndjson.zst
-  kubectl logs my-pod | ndq -o csv 'select @t, Message where @l = ''Error'''
+  kubectl logs my-pod | ndq -o csv \"select @t, Message where @l = 'Error'\"
   n=$(ndq -o raw 'select count(*)' app.ndjson)
 
 The query language: see QUERY.md (select, where, group by, order by, limit; like, in, is

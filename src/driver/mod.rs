@@ -594,8 +594,8 @@ struct Fallback;
 #[allow(unsafe_code)]
 fn map_window(file: &File, offset: u64, len: usize) -> io::Result<Mmap> {
     // SAFETY: a memory map is only sound while nobody changes the file under it. We map
-    // read-only, never write through the map, and drop it (and every slice of it) before the
-    // next window is mapped, inside this run. What we cannot rule out is another process
+    // read-only, never write through the map, and drop it (and every slice of it) once its
+    // window's chunks are done, inside this run (at most two windows are mapped at once). What we cannot rule out is another process
     // truncating or rewriting the file while we read: then reads see the new bytes, or the
     // process gets SIGBUS past a truncated end. That is the accepted trade of every mmap-based
     // search tool (ripgrep makes the same one): the speed and flat memory for large log files

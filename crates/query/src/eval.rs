@@ -206,7 +206,15 @@ pub(crate) fn arith(op: BinOp, a: Num, b: Num) -> Option<Num> {
             let r = match op {
                 BinOp::Add => x.checked_add(y).map(widen),
                 BinOp::Sub => x.checked_sub(y).map(widen),
-                BinOp::Mul => x.checked_mul(y),
+                // rust_decimal gives a zero product scale 0; `*` adds the scales
+                // (`1.5 * 0.0` is `0.00`), as for any other product.
+                BinOp::Mul => x.checked_mul(y).map(|r| {
+                    let mut r = r;
+                    if r.is_zero() {
+                        r.rescale((x.scale() + y.scale()).min(28));
+                    }
+                    r
+                }),
                 BinOp::Div => x.checked_div(y).map(|d| d.normalize()),
                 _ => x.checked_rem(y),
             };

@@ -26,15 +26,17 @@
 //! # Choices where QUERY.md is silent
 //!
 //! - **Reserved words**: `select from where group order limit and or` never name a property
-//!   where an expression is expected; write `['order']`. Any word is fine after a `.`.
+//!   where an expression is expected; write `['order']`. `not` neither: it starts a negation
+//!   (`['not']` reads the property). Any word is fine after a `.`.
 //! - **`in`** is `x = a or x = b ...`: true on a match, else null when any comparison was null
 //!   (a null item, or an item of another type), else false.
-//! - **Sort order across types** (order by, group order, min/max): numbers < strings <
-//!   booleans < arrays < objects < null; arrays and objects by their canonical JSON text,
+//! - **Sort order across types** (order by, group order): numbers < strings <
+//!   booleans < arrays < objects < null (`min`/`max` look only at numbers and strings, as
+//!   QUERY.md says, so a number is below any string there); arrays and objects by their canonical JSON text,
 //!   which is also how they group and count as distinct (`["a", "b"]` = `["a","b"]`).
 //!   `=`/`<` on arrays or objects is null.
 //! - **Scale of computed numbers**: `+`/`-` keep the larger operand scale and `*` adds them
-//!   (`1.50 * 2` is `3.00`); `sum` has the largest input scale (`1.50 + 1.50` is `3.00`);
+//!   (`1.50 * 2` is `3.00`, `1.5 * 0.0` is `0.00`); `sum` has the largest input scale (`1.50 + 1.50` is `3.00`);
 //!   `/` and `avg` drop trailing zeros (`10 / 4` is `2.5`, `avg` of 1 and 2 is `1.5`) and
 //!   round to 28 decimal places; `-0` prints as `0`. A result too large for a Decimal is
 //!   computed in f64 ([`Value::Float`]).
@@ -42,7 +44,7 @@
 //!   compare and sort above every finite number and print as written, but JSON has no
 //!   infinity, so arithmetic, `sum` and `avg` that meet one give null, and all such numbers of
 //!   one sign are equal (one group, one distinct value). A literal of that size in a query is
-//!   null. Finite numbers a Decimal cannot hold (40 digits) work as f64 throughout; one whose
+//!   the same infinity: it prints as null, `is null` is false, `tostring` gives `'inf'`. Finite numbers a Decimal cannot hold (40 digits) work as f64 throughout; one whose
 //!   shortest spelling a Decimal holds (`1e-400` is 0, a 35-digit `1.5000…1` is 1.5) groups,
 //!   counts as distinct and rounds as that Decimal, as `=` already compares it.
 //! - **Sums are exact whatever the split between threads**: a Decimal total that overflows

@@ -450,7 +450,8 @@ impl<'q> Parser<'q> {
         &mut self,
         f: impl FnOnce(&mut Self) -> Result<T, QueryError>,
     ) -> Result<T, QueryError> {
-        if self.depth >= MAX_DEPTH {
+        // The whole expression is level 0 here, so 64 levels written are accepted.
+        if self.depth > MAX_DEPTH {
             return Err(self.too_deep());
         }
         self.depth += 1;
@@ -526,7 +527,7 @@ impl<'q> Parser<'q> {
     /// One more link of a left-associative chain (`+ - * / %`), which nests the tree one
     /// level deeper: counted against [`MAX_DEPTH`] like a parenthesis, until [`Parser::unlink`].
     fn link(&mut self) -> Result<(), QueryError> {
-        if self.depth >= MAX_DEPTH {
+        if self.depth > MAX_DEPTH {
             return Err(self.too_deep());
         }
         self.depth += 1;
@@ -986,7 +987,11 @@ mod tests {
         ] {
             assert!(err(&q).starts_with("the query nests more than 64 levels deep"));
         }
-        assert!(parse(&format!("where {}x{}", "(".repeat(60), ")".repeat(60))).is_ok());
+        assert!(parse(&format!("where {}x{}", "(".repeat(64), ")".repeat(64))).is_ok());
+        assert!(
+            err(&format!("where {}x{}", "(".repeat(65), ")".repeat(65)))
+                .starts_with("the query nests more than 64 levels deep")
+        );
     }
 
     #[test]
