@@ -898,3 +898,32 @@ fn long_operator_chains_run_or_are_refused_never_crash() {
     out.status(2);
     assert!(out.stderr().contains("nests more than 64 levels"), "{out}");
 }
+
+/// Regression (issue 6, found by an adversarial QA run): a member fact's search pattern
+/// (`Id"` for `Id > 5`) hid a literal starting at the same byte (`Id`, from `Name = 'Id'`),
+/// so the prefilter ruled out lines that match.
+#[test]
+fn issue_6_a_fact_pattern_does_not_hide_a_literal_at_the_same_byte() {
+    let f = Fixture::new();
+    let input = f.write(
+        "r.ndjson",
+        "{\"Id\":1,\"Name\":\"Id\"}\n{\"Elapsed\":12,\"Message\":\"slow: Elapsed\"}\n{\"Id\":2}\n",
+    );
+    for (query, want) in [
+        ("select Name where Id > 5 or Name = 'Id'", "Id\n"),
+        ("select Name where Id > 5 or startswith(Name, 'I')", "Id\n"),
+        (
+            "select Message where Elapsed > 200 or endswith(Message, 'Elapsed')",
+            "slow: Elapsed\n",
+        ),
+    ] {
+        for prefilter in ["on", "off"] {
+            let out = ndq(&["-o", "raw", query])
+                .path(&input)
+                .env("NDQ_PREFILTER", prefilter)
+                .run();
+            out.ok();
+            out.stdout_is(want);
+        }
+    }
+}

@@ -39,6 +39,8 @@ pub struct LineFilter<'p> {
     /// The atoms of each raw pattern, in `raw`'s order (comparisons of one key share its
     /// pattern).
     atoms: Vec<Vec<usize>>,
+    /// The raw patterns' bytes, in `raw`'s order.
+    needles: Vec<Vec<u8>>,
 }
 
 /// How the raw literals are searched.
@@ -68,6 +70,7 @@ impl<'p> LineFilter<'p> {
                 }
             }
         }
+        let needles = raw.iter().map(|f| f.needle().to_vec()).collect();
         let raw = match raw.as_slice() {
             [] => Raw::None,
             [one] => Raw::One(Box::new((*one).clone())),
@@ -78,7 +81,12 @@ impl<'p> LineFilter<'p> {
                     .ok()?,
             ),
         };
-        Some(LineFilter { pre, raw, atoms })
+        Some(LineFilter {
+            pre,
+            raw,
+            atoms,
+            needles,
+        })
     }
 
     /// A search over `data` (one chunk), from its start.
@@ -164,12 +172,39 @@ impl Search<'_> {
                     }
                 }
             };
-            let atoms = filter.atoms.get(pattern).map_or(&[][..], Vec::as_slice);
-            if atoms.iter().any(|&atom| filter.pre.raw_hit(atom, data, at)) {
+            if self.hit(pattern, at) {
+                return at;
+            }
+            // A leftmost-first search reports one pattern per start: another pattern that
+            // starts here too (the literal `Elapsed` where the fact's `Elapsed"` was just
+            // turned down) must get its turn before the search moves on.
+            if filter.needles.len() > 1 && self.other_hit(pattern, at) {
                 return at;
             }
             from = at + 1;
         }
+    }
+
+    /// Whether raw pattern `pattern`, found at `at`, sets one of its atoms' bits.
+    #[inline(always)]
+    fn hit(&self, pattern: usize, at: usize) -> bool {
+        let filter = self.filter;
+        let atoms = filter.atoms.get(pattern).map_or(&[][..], Vec::as_slice);
+        atoms
+            .iter()
+            .any(|&atom| filter.pre.raw_hit(atom, self.data, at))
+    }
+
+    /// Whether a raw pattern other than `pattern` starts at `at` and sets one of its atoms'
+    /// bits.
+    #[inline(never)]
+    fn other_hit(&self, pattern: usize, at: usize) -> bool {
+        let here = &self.data[at..];
+        self.filter
+            .needles
+            .iter()
+            .enumerate()
+            .any(|(p, needle)| p != pattern && here.starts_with(needle) && self.hit(p, at))
     }
 
     /// The first escape at or after `from` (a line start, or just after an escape) that

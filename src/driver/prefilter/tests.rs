@@ -57,6 +57,10 @@ const QUERIES: &[&str] = &[
     "where Elapsed <= 200 and contains(Message, 'GET')",
     "where Elapsed = 250 or @l = 'Error'",
     "where Elapsed < 200 or Elapsed = 250",
+    // A member fact's pattern (`Elapsed"`) listed before a literal that starts at the same
+    // byte wherever the literal is followed by the rest of the key and a quote.
+    "where Elapsed > 200 or contains(Message, 'Elapsed')",
+    "where Elapsed = 5 or startswith(@l, 'Elap')",
 ];
 
 fn filters() -> Vec<Plan> {
