@@ -595,12 +595,13 @@ struct Fallback;
 fn map_window(file: &File, offset: u64, len: usize) -> io::Result<Mmap> {
     // SAFETY: a memory map is only sound while nobody changes the file under it. We map
     // read-only, never write through the map, and drop it (and every slice of it) once its
-    // window's chunks are done, inside this run (at most two windows are mapped at once). What we cannot rule out is another process
-    // truncating or rewriting the file while we read: then reads see the new bytes, or the
-    // process gets SIGBUS past a truncated end. That is the accepted trade of every mmap-based
-    // search tool (ripgrep makes the same one): the speed and flat memory for large log files
-    // are worth it, and log files are appended to, not truncated, in normal use. Standard
-    // input, pipes and compressed files are never mapped.
+    // window's chunks are done, inside this run (at most two windows are mapped at once).
+    // What we cannot rule out is another process truncating or rewriting the file while we
+    // read: then reads see the new bytes, or the process gets SIGBUS past a truncated end.
+    // That is the accepted trade of every mmap-based search tool (ripgrep makes the same
+    // one): the speed and flat memory for large log files are worth it, and log files are
+    // appended to, not truncated, in normal use. Standard input, pipes and compressed files
+    // are never mapped.
     unsafe { MmapOptions::new().offset(offset).len(len).map(file) }
 }
 

@@ -36,11 +36,10 @@ use ndq_query::{Prefilter, escape_starts};
 pub struct LineFilter<'p> {
     pre: &'p Prefilter,
     raw: Raw,
-    /// The atoms of each raw pattern, in `raw`'s order (comparisons of one key share its
-    /// pattern).
+    /// For each raw pattern, in `raw`'s order, the atoms an occurrence of it may set: its
+    /// own (comparisons of one key share its pattern), and those of every pattern that is a
+    /// prefix of it, which occur wherever it does (see [`Raw::Many`]).
     atoms: Vec<Vec<usize>>,
-    /// The raw patterns' bytes, in `raw`'s order.
-    needles: Vec<Vec<u8>>,
 }
 
 /// How the raw literals are searched.
@@ -50,8 +49,10 @@ enum Raw {
     None,
     /// One pattern.
     One(Box<memmem::Finder<'static>>),
-    /// Several, searched leftmost-first (the first pattern to start, so that a search from
-    /// just after an occurrence meets every later one).
+    /// Several, searched leftmost-longest: the first start, so that a search from just after
+    /// an occurrence meets every later one, and there the longest pattern. Every other
+    /// pattern that starts there is a prefix of that one, so its atoms are checked too:
+    /// a key's `Elapsed"` turned down by its value does not hide the literal `Elapsed`.
     Many(AhoCorasick),
 }
 
@@ -70,23 +71,27 @@ impl<'p> LineFilter<'p> {
                 }
             }
         }
-        let needles = raw.iter().map(|f| f.needle().to_vec()).collect();
+        let atoms = raw
+            .iter()
+            .map(|f| {
+                raw.iter()
+                    .zip(&atoms)
+                    .filter(|(g, _)| f.needle().starts_with(g.needle()))
+                    .flat_map(|(_, a)| a.iter().copied())
+                    .collect()
+            })
+            .collect();
         let raw = match raw.as_slice() {
             [] => Raw::None,
             [one] => Raw::One(Box::new((*one).clone())),
             many => Raw::Many(
                 AhoCorasick::builder()
-                    .match_kind(MatchKind::LeftmostFirst)
+                    .match_kind(MatchKind::LeftmostLongest)
                     .build(many.iter().map(|f| f.needle()))
                     .ok()?,
             ),
         };
-        Some(LineFilter {
-            pre,
-            raw,
-            atoms,
-            needles,
-        })
+        Some(LineFilter { pre, raw, atoms })
     }
 
     /// A search over `data` (one chunk), from its start.
@@ -172,39 +177,12 @@ impl Search<'_> {
                     }
                 }
             };
-            if self.hit(pattern, at) {
-                return at;
-            }
-            // A leftmost-first search reports one pattern per start: another pattern that
-            // starts here too (the literal `Elapsed` where the fact's `Elapsed"` was just
-            // turned down) must get its turn before the search moves on.
-            if filter.needles.len() > 1 && self.other_hit(pattern, at) {
+            let atoms = filter.atoms.get(pattern).map_or(&[][..], Vec::as_slice);
+            if atoms.iter().any(|&atom| filter.pre.raw_hit(atom, data, at)) {
                 return at;
             }
             from = at + 1;
         }
-    }
-
-    /// Whether raw pattern `pattern`, found at `at`, sets one of its atoms' bits.
-    #[inline(always)]
-    fn hit(&self, pattern: usize, at: usize) -> bool {
-        let filter = self.filter;
-        let atoms = filter.atoms.get(pattern).map_or(&[][..], Vec::as_slice);
-        atoms
-            .iter()
-            .any(|&atom| filter.pre.raw_hit(atom, self.data, at))
-    }
-
-    /// Whether a raw pattern other than `pattern` starts at `at` and sets one of its atoms'
-    /// bits.
-    #[inline(never)]
-    fn other_hit(&self, pattern: usize, at: usize) -> bool {
-        let here = &self.data[at..];
-        self.filter
-            .needles
-            .iter()
-            .enumerate()
-            .any(|(p, needle)| p != pattern && here.starts_with(needle) && self.hit(p, at))
     }
 
     /// The first escape at or after `from` (a line start, or just after an escape) that

@@ -91,11 +91,9 @@ impl LineStep for PlanStep<'_> {
                 if !value.is_object() {
                     return Err("not a JSON object".to_string());
                 }
-                // Valid UTF-8: serde_json accepted it.
-                let text = std::str::from_utf8(line).unwrap_or_default();
                 let root = SerdeLine {
                     value: &value,
-                    text,
+                    line,
                 };
                 eval(&how, &mut self.worker, root, line, out, None);
             }
@@ -109,7 +107,7 @@ impl LineStep for PlanStep<'_> {
 #[derive(Clone, Copy)]
 struct SerdeLine<'a> {
     value: &'a serde_json::Value,
-    text: &'a str,
+    line: &'a [u8],
 }
 
 impl<'a> Doc<'a> for SerdeLine<'a> {
@@ -127,7 +125,8 @@ impl<'a> Doc<'a> for SerdeLine<'a> {
         self.value.raw()
     }
     fn line(self) -> Cow<'a, str> {
-        Cow::Borrowed(self.text)
+        // Valid UTF-8 (serde_json accepted it); checked again only for `select *` rows.
+        Cow::Borrowed(std::str::from_utf8(self.line).unwrap_or_default())
     }
 }
 

@@ -15,6 +15,7 @@
 //! clamps them), so rendering never panics.
 
 use std::fmt;
+
 use unicode_width::UnicodeWidthStr;
 
 /// A query that failed to parse or plan. `Display` renders the query, a caret under the

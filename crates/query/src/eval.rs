@@ -208,8 +208,7 @@ pub(crate) fn arith(op: BinOp, a: Num, b: Num) -> Option<Num> {
                 BinOp::Sub => x.checked_sub(y).map(widen),
                 // rust_decimal gives a zero product scale 0; `*` adds the scales
                 // (`1.5 * 0.0` is `0.00`), as for any other product.
-                BinOp::Mul => x.checked_mul(y).map(|r| {
-                    let mut r = r;
+                BinOp::Mul => x.checked_mul(y).map(|mut r| {
                     if r.is_zero() {
                         r.rescale((x.scale() + y.scale()).min(28));
                     }

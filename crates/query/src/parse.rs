@@ -450,11 +450,7 @@ impl<'q> Parser<'q> {
         &mut self,
         f: impl FnOnce(&mut Self) -> Result<T, QueryError>,
     ) -> Result<T, QueryError> {
-        // The whole expression is level 0 here, so 64 levels written are accepted.
-        if self.depth > MAX_DEPTH {
-            return Err(self.too_deep());
-        }
-        self.depth += 1;
+        self.deeper()?;
         let r = f(self);
         self.depth -= 1;
         r
@@ -464,10 +460,12 @@ impl<'q> Parser<'q> {
     /// (`count(distinct)` alone still counts a property named `distinct`.)
     fn no_count_distinct(&self) -> Result<(), QueryError> {
         let t = self.peek();
-        let next = self.peek_at(1).tok.clone();
         if t.tok == Tok::Ident
             && self.text(t).eq_ignore_ascii_case("distinct")
-            && matches!(next, Tok::Ident | Tok::LBracket | Tok::LParen)
+            && matches!(
+                self.peek_at(1).tok,
+                Tok::Ident | Tok::LBracket | Tok::LParen
+            )
         {
             return Err(QueryError::new(
                 self.q,
@@ -524,19 +522,15 @@ impl<'q> Parser<'q> {
         Ok(e)
     }
 
-    /// One more link of a left-associative chain (`+ - * / %`), which nests the tree one
-    /// level deeper: counted against [`MAX_DEPTH`] like a parenthesis, until [`Parser::unlink`].
-    fn link(&mut self) -> Result<(), QueryError> {
+    /// One level deeper (a parenthesis, `not`, a call, a link of a `+ - * / %` chain),
+    /// failing past [`MAX_DEPTH`]; the caller takes it back off `depth`. The whole expression
+    /// is level 0 here, so 64 levels written are accepted.
+    fn deeper(&mut self) -> Result<(), QueryError> {
         if self.depth > MAX_DEPTH {
             return Err(self.too_deep());
         }
         self.depth += 1;
         Ok(())
-    }
-
-    /// The chain of `links` links ended.
-    fn unlink(&mut self, links: usize) {
-        self.depth -= links;
     }
 
     fn not(&mut self) -> Result<Expr, QueryError> {
@@ -635,52 +629,44 @@ impl<'q> Parser<'q> {
     }
 
     fn additive(&mut self) -> Result<Expr, QueryError> {
-        let start = self.peek().start;
-        let mut lhs = self.multiplicative()?;
-        let mut links = 0;
-        loop {
-            let op = match self.peek().tok {
-                Tok::Plus => BinOp::Add,
-                Tok::Minus => BinOp::Sub,
-                _ => {
-                    self.unlink(links);
-                    return Ok(lhs);
-                }
-            };
-            self.link()?;
-            links += 1;
-            self.bump();
-            let rhs = self.multiplicative()?;
-            lhs = Expr {
-                kind: ExprKind::Bin(op, Box::new(lhs), Box::new(rhs)),
-                span: self.span_from(start),
-            };
-        }
+        self.left_chain(Self::multiplicative, |t| match t {
+            Tok::Plus => Some(BinOp::Add),
+            Tok::Minus => Some(BinOp::Sub),
+            _ => None,
+        })
     }
 
     fn multiplicative(&mut self) -> Result<Expr, QueryError> {
+        self.left_chain(Self::unary, |t| match t {
+            Tok::Star => Some(BinOp::Mul),
+            Tok::Slash => Some(BinOp::Div),
+            Tok::Percent => Some(BinOp::Rem),
+            _ => None,
+        })
+    }
+
+    /// A left-associative chain of `next` joined by the operators `op` knows: left-deep, so
+    /// each link nests one level deeper and counts against [`MAX_DEPTH`] until the chain ends.
+    fn left_chain(
+        &mut self,
+        next: fn(&mut Self) -> Result<Expr, QueryError>,
+        op: fn(&Tok) -> Option<BinOp>,
+    ) -> Result<Expr, QueryError> {
         let start = self.peek().start;
-        let mut lhs = self.unary()?;
+        let mut lhs = next(self)?;
         let mut links = 0;
-        loop {
-            let op = match self.peek().tok {
-                Tok::Star => BinOp::Mul,
-                Tok::Slash => BinOp::Div,
-                Tok::Percent => BinOp::Rem,
-                _ => {
-                    self.unlink(links);
-                    return Ok(lhs);
-                }
-            };
-            self.link()?;
+        while let Some(op) = op(&self.peek().tok) {
+            self.deeper()?;
             links += 1;
             self.bump();
-            let rhs = self.unary()?;
+            let rhs = next(self)?;
             lhs = Expr {
                 kind: ExprKind::Bin(op, Box::new(lhs), Box::new(rhs)),
                 span: self.span_from(start),
             };
         }
+        self.depth -= links;
+        Ok(lhs)
     }
 
     fn unary(&mut self) -> Result<Expr, QueryError> {
