@@ -371,13 +371,17 @@ impl<'q> Planner<'q> {
                         ExprKind::Number(n) => parse_number(n),
                         _ => None,
                     };
-                    match value {
-                        Some(Num::Dec(d)) if d > Decimal::ZERO && d <= Decimal::ONE_HUNDRED => {
+                    // A float-held literal counts as the Decimal it spells (29 digits of
+                    // `0.5000…1` are 0.5); one below Decimal's smallest step (`1e-40`) as
+                    // 1e-28, which gives the first rank for any count of values.
+                    let tiny = |n: Num| match n {
+                        Num::Float(f) if f > 0.0 && f < 1e-28 => Some(Decimal::new(1, 28)),
+                        _ => None,
+                    };
+                    match value.map(|n| n.as_decimal().or_else(|| tiny(n))) {
+                        Some(Some(d)) if d > Decimal::ZERO && d <= Decimal::ONE_HUNDRED => {
                             p = d;
                         }
-                        // Below Decimal's smallest step (`1e-40`): the first rank, as 1e-28
-                        // gives for any count of values.
-                        Some(Num::Float(f)) if f > 0.0 && f < 1.0 => p = Decimal::new(1, 28),
                         Some(_) => {
                             return self.err(
                                 pe,

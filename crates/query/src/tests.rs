@@ -957,6 +957,20 @@ q!(
     ],
     "-1000e-1|15e-1|1234567890123456789012345678901234567890|-1000e-1|1234567890123456789012345678901234567890"
 );
+#[test]
+fn percentile_of_a_float_held_p_is_the_decimal_it_spells() {
+    let lines: Vec<String> = (1..=300).map(|i| format!(r#"{{"x":{i}}}"#)).collect();
+    let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+    // 29 digits: held as the float 0.5, the 2nd of 300 values (the 1st for 1e-28).
+    assert_eq!(
+        run(
+            "select percentile(x, 0.50000000000000000000000000001), percentile(x, 0.5)",
+            &lines
+        ),
+        "2|2"
+    );
+}
+
 q!(
     percentile_tiny_p_is_the_first_rank,
     "select percentile(x, 1e-40), percentile(x, 0.0000000000000000000000000001)",
