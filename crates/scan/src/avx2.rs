@@ -7,8 +7,8 @@
 //!           a short last block is searched in a zeroed copy and the padding's bits cleared)
 //! find(from):
 //!     k = from / 64; if k is not the block kept from the last call: keep k and mask(k)
-//!     bits = mask(k) without the bits below from
-//!     if bits != 0: return 64k + lowest set bit
+//!     bits = mask(k) >> (from - 64k)             (bit 0 is now the byte at from)
+//!     if bits != 0: return from + lowest set bit
 //!     for each next block k (none left: return len):
 //!         keep k and mask(k); if mask(k) != 0: return 64k + lowest set bit
 //! ```
@@ -42,9 +42,13 @@ use crate::state::Machine;
 pub(crate) struct Token(());
 
 impl Token {
-    /// A token if this CPU has AVX2.
+    /// A token if this CPU has AVX2, and BMI1 and BMI2 (every CPU with AVX2 we know of has
+    /// them; the feeder's shifts and counts of zeros use them).
     pub(crate) fn new() -> Option<Token> {
-        if std::is_x86_feature_detected!("avx2") {
+        if std::is_x86_feature_detected!("avx2")
+            && std::is_x86_feature_detected!("bmi1")
+            && std::is_x86_feature_detected!("bmi2")
+        {
             Some(Token(()))
         } else {
             None
@@ -54,12 +58,13 @@ impl Token {
 
 /// Scan the machine's line to the end.
 pub(crate) fn scan(_: Token, m: &mut Machine<'_>) -> Result<(), Malformed> {
-    // SAFETY: a Token exists only when `is_x86_feature_detected!("avx2")` returned true
-    // (Token::new is its only constructor), so the CPU can run `scan_avx2`.
+    // SAFETY: a Token exists only when `is_x86_feature_detected!` said yes to "avx2",
+    // "bmi1" and "bmi2" (Token::new is its only constructor), so the CPU can run
+    // `scan_avx2` and the functions it calls, which enable no more than those.
     unsafe { scan_avx2(m) }
 }
 
-#[target_feature(enable = "avx2")]
+#[target_feature(enable = "avx2,bmi1,bmi2")]
 fn scan_avx2(m: &mut Machine<'_>) -> Result<(), Malformed> {
     let bytes = m.bytes;
     let len = bytes.len();
@@ -72,9 +77,10 @@ fn scan_avx2(m: &mut Machine<'_>) -> Result<(), Malformed> {
             block = k;
             mask = block_mask(bytes, k);
         }
-        let bits = mask & (u64::MAX << (from % 64));
+        // The bits at and after `from`, shifted down to it.
+        let bits = mask >> (from % 64);
         if bits != 0 {
-            return k * 64 + bits.trailing_zeros() as usize;
+            return from + bits.trailing_zeros() as usize;
         }
         loop {
             k += 1;
@@ -92,7 +98,7 @@ fn scan_avx2(m: &mut Machine<'_>) -> Result<(), Malformed> {
 
 /// The bitmask of the bytes of block `k` (`bytes[64k..64k + 64]`, bit i = byte 64k + i) that
 /// matter inside a string; bits past the end of `bytes` are clear.
-#[target_feature(enable = "avx2")]
+#[target_feature(enable = "avx2,bmi1,bmi2")]
 #[inline]
 fn block_mask(bytes: &[u8], k: usize) -> u64 {
     let at = k * 64;
@@ -104,7 +110,7 @@ fn block_mask(bytes: &[u8], k: usize) -> u64 {
 
 /// [`block_mask`] of the last, partial block `rest` (fewer than 64 bytes): searched in a zeroed
 /// copy, the padding's bits cleared.
-#[target_feature(enable = "avx2")]
+#[target_feature(enable = "avx2,bmi1,bmi2")]
 #[cold]
 #[inline(never)]
 fn partial_mask(rest: &[u8]) -> u64 {
@@ -117,7 +123,7 @@ fn partial_mask(rest: &[u8]) -> u64 {
 }
 
 /// [`inside`] of 64 bytes, as two halves.
-#[target_feature(enable = "avx2")]
+#[target_feature(enable = "avx2,bmi1,bmi2")]
 #[inline]
 fn mask64(block: &[u8; 64]) -> u64 {
     let (lo, hi) = block.split_at(32);
@@ -129,7 +135,7 @@ fn mask64(block: &[u8; 64]) -> u64 {
 
 /// The bitmask of the bytes of `window` that matter inside a string: `"`, `\` and bytes
 /// below 0x20 (bit i = byte i).
-#[target_feature(enable = "avx2")]
+#[target_feature(enable = "avx2,bmi1,bmi2")]
 #[inline]
 fn inside(window: &[u8; 32]) -> u32 {
     // SAFETY: `window` is 32 readable bytes and `_mm256_loadu_si256` allows any alignment.

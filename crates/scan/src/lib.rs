@@ -79,7 +79,8 @@ impl Scanner {
     pub fn scalar() -> Scanner {
         Scanner::Scalar
     }
-    /// The AVX2 implementation, or `None` when the CPU lacks AVX2.
+    /// The AVX2 implementation, or `None` when the CPU lacks AVX2 (or BMI1/BMI2, which every
+    /// AVX2 CPU we know of has).
     pub fn avx2() -> Option<Scanner> {
         Engine::avx2().map(|_| Scanner::Avx2)
     }
@@ -102,7 +103,7 @@ impl Scanner {
 }
 
 /// The feeder a [`Parser`] really runs. `Avx2` holds a proof token that can only be made after
-/// the CPU was found to have AVX2, so `Scanner::Avx2` built by hand on another CPU falls back
+/// the CPU was found to have AVX2, BMI1 and BMI2, so `Scanner::Avx2` built by hand on another CPU falls back
 /// to the scalar feeder instead of executing unsupported instructions.
 #[derive(Clone, Copy, Debug)]
 enum Engine {

@@ -217,7 +217,9 @@ impl<'t> Machine<'t> {
 
     /// Scan the whole line. `find(from)` gives the position of the next byte at or after
     /// `from` that is `"`, `\\` or below 0x20, or the line's length if there is none: that
-    /// search is what the feeders implement.
+    /// search is what the feeders implement. It never gives a position before `from`
+    /// (`from` is at most the line's length), which is what makes every string's loop move
+    /// on; tests and the fuzz targets assert it.
     ///
     /// The grammar runs in two copies of one loop ([`Machine::walk`]): one that writes the
     /// tape, and one that only validates, which takes over once indexing stops (or from the
@@ -228,7 +230,7 @@ impl<'t> Machine<'t> {
         let (q, at) = match self.resume.take() {
             Some(at) => at,
             None => {
-                let q = self.skip(0);
+                let q = Self::skip(self.bytes, 0);
                 if self.bytes.get(q) != Some(&b'{') {
                     return Err(Malformed::new(q, Reason::NotAnObject));
                 }
@@ -279,7 +281,7 @@ impl<'t> Machine<'t> {
             match at {
                 At::ObjectStart => {
                     let b;
-                    (q, b) = self.peek(q);
+                    (q, b) = Self::peek(bytes, q);
                     match b {
                         b'"' => at = At::Members,
                         b'}' => {
@@ -294,17 +296,17 @@ impl<'t> Machine<'t> {
                 }
                 At::Members => loop {
                     // At the opening quote of a key.
-                    let (end, escaped) = self.string(q, find)?;
+                    let (end, escaped) = Self::string(bytes, q, find)?;
                     self.key::<INDEX>(q, end, escaped);
-                    let (colon, b) = self.peek(end + 1);
+                    let (colon, b) = Self::peek(bytes, end + 1);
                     if b != b':' {
                         return Err(syntax(colon));
                     }
                     let b;
-                    (q, b) = self.peek(colon + 1);
+                    (q, b) = Self::peek(bytes, colon + 1);
                     match b {
                         b'"' => {
-                            let (end, escaped) = self.string(q, find)?;
+                            let (end, escaped) = Self::string(bytes, q, find)?;
                             self.push::<INDEX>(q, end + 1, Kind::String, escaped);
                             q = end + 1;
                         }
@@ -320,17 +322,17 @@ impl<'t> Machine<'t> {
                             at = At::ArrayStart;
                             continue 'outer;
                         }
-                        _ => q = self.scalar::<INDEX>(q)?,
+                        _ => q = self.scalar::<INDEX>(bytes, q)?,
                     }
                     if INDEX && self.value_done() {
                         return Ok(Some((q, At::AfterValue)));
                     }
                     let b;
-                    (q, b) = self.peek(q);
+                    (q, b) = Self::peek(bytes, q);
                     match b {
                         b',' => {
                             let b;
-                            (q, b) = self.peek(q + 1);
+                            (q, b) = Self::peek(bytes, q + 1);
                             if b != b'"' {
                                 return Err(syntax(q));
                             }
@@ -348,7 +350,7 @@ impl<'t> Machine<'t> {
                 },
                 At::ArrayStart => {
                     let b;
-                    (q, b) = self.peek(q);
+                    (q, b) = Self::peek(bytes, q);
                     if b == b']' {
                         if self.close::<INDEX>(q, false)? {
                             break;
@@ -361,7 +363,7 @@ impl<'t> Machine<'t> {
                 }
                 At::Value => match bytes.get(q) {
                     Some(b'"') => {
-                        let (end, escaped) = self.string(q, find)?;
+                        let (end, escaped) = Self::string(bytes, q, find)?;
                         self.push::<INDEX>(q, end + 1, Kind::String, escaped);
                         q = end + 1;
                         // Inside an array: never the end of a top-level value.
@@ -378,7 +380,7 @@ impl<'t> Machine<'t> {
                         at = At::ArrayStart;
                     }
                     _ => {
-                        q = self.scalar::<INDEX>(q)?;
+                        q = self.scalar::<INDEX>(bytes, q)?;
                         at = At::AfterValue;
                     }
                 },
@@ -388,11 +390,11 @@ impl<'t> Machine<'t> {
                         return Ok(Some((q, At::AfterValue)));
                     }
                     let b;
-                    (q, b) = self.peek(q);
+                    (q, b) = Self::peek(bytes, q);
                     match b {
                         b',' => {
                             let b;
-                            (q, b) = self.peek(q + 1);
+                            (q, b) = Self::peek(bytes, q + 1);
                             let in_object = self.stack.last().is_some_and(|f| f.object);
                             if !in_object {
                                 at = At::Value;
@@ -414,7 +416,7 @@ impl<'t> Machine<'t> {
             }
         }
         // `q` is the root's closing brace: only blanks may follow.
-        let t = self.skip(q + 1);
+        let t = Self::skip(bytes, q + 1);
         if t < bytes.len() {
             return Err(Malformed::new(t, Reason::TrailingCharacters));
         }
@@ -424,20 +426,20 @@ impl<'t> Machine<'t> {
     /// The first position at or after `q` that is not a blank, and its byte (0 past the end,
     /// which no rule accepts). Minified JSON has no blanks: one compare decides.
     #[inline(always)]
-    fn peek(&self, q: usize) -> (usize, u8) {
-        match self.bytes.get(q) {
+    fn peek(bytes: &[u8], q: usize) -> (usize, u8) {
+        match bytes.get(q) {
             Some(&b) if b > b' ' => (q, b),
             _ => {
-                let q = self.skip(q);
-                (q, self.bytes.get(q).copied().unwrap_or(0))
+                let q = Self::skip(bytes, q);
+                (q, bytes.get(q).copied().unwrap_or(0))
             }
         }
     }
 
     /// The first position at or after `q` that is not a blank.
     #[inline(always)]
-    fn skip(&self, mut q: usize) -> usize {
-        while self.bytes.get(q).is_some_and(|&b| is_blank(b)) {
+    fn skip(bytes: &[u8], mut q: usize) -> usize {
+        while bytes.get(q).is_some_and(|&b| is_blank(b)) {
             q += 1;
         }
         q
@@ -447,21 +449,23 @@ impl<'t> Machine<'t> {
     /// it has escapes.
     #[inline(always)]
     fn string(
-        &self,
+        bytes: &[u8],
         open: usize,
         find: &mut impl FnMut(usize) -> usize,
     ) -> Result<(usize, bool), Malformed> {
-        let bytes = self.bytes;
         let mut cursor = open + 1;
         let mut escaped = false;
         loop {
-            // A feeder reports positions at or after the cursor; `max` keeps it so.
-            let p = find(cursor).max(cursor);
+            // Both feeders report a position at or after the cursor (at most the line's
+            // length), so every turn of this loop moves on.
+            let p = find(cursor);
+            #[cfg(any(test, debug_assertions, feature = "checked"))]
+            assert!(p >= cursor, "feeder went back from {cursor} to {p}");
             match bytes.get(p) {
                 Some(b'"') => return Ok((p, escaped)),
                 Some(b'\\') => {
                     escaped = true;
-                    cursor = self.escape(p)?;
+                    cursor = Self::escape(bytes, p)?;
                 }
                 Some(_) => return Err(syntax(p)),
                 None => return Err(syntax(bytes.len())),
@@ -471,8 +475,7 @@ impl<'t> Machine<'t> {
 
     /// Check the escape whose backslash is at `p`; the position after it.
     #[inline]
-    fn escape(&self, p: usize) -> Result<usize, Malformed> {
-        let bytes = self.bytes;
+    fn escape(bytes: &[u8], p: usize) -> Result<usize, Malformed> {
         match bytes.get(p + 1) {
             Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => Ok(p + 2),
             Some(b'u') => {
@@ -610,8 +613,7 @@ impl<'t> Machine<'t> {
     /// token. The error offsets are those of matching the whole token: the grammar never
     /// takes a structural byte or a blank, so it stops where the token ends or earlier.
     #[inline(always)]
-    fn scalar<const INDEX: bool>(&mut self, q: usize) -> Result<usize, Malformed> {
-        let bytes = self.bytes;
+    fn scalar<const INDEX: bool>(&mut self, bytes: &[u8], q: usize) -> Result<usize, Malformed> {
         let ends_at = |e: usize| bytes.get(e).is_none_or(|&b| ENDS_TOKEN[usize::from(b)]);
         let (e, kind) = if let Some(b'-' | b'0'..=b'9') = bytes.get(q) {
             let e = number::end(bytes, q).map_err(syntax)?;
