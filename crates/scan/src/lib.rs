@@ -103,8 +103,8 @@ impl Scanner {
 }
 
 /// The feeder a [`Parser`] really runs. `Avx2` holds a proof token that can only be made after
-/// the CPU was found to have AVX2, BMI1 and BMI2, so `Scanner::Avx2` built by hand on another CPU falls back
-/// to the scalar feeder instead of executing unsupported instructions.
+/// the CPU was found to have AVX2, BMI1 and BMI2, so `Scanner::Avx2` built by hand on another
+/// CPU falls back to the scalar feeder instead of executing unsupported instructions.
 #[derive(Clone, Copy, Debug)]
 enum Engine {
     Scalar,
