@@ -129,7 +129,9 @@ pub fn prefilter(value: Option<&str>) -> Result<bool, String> {
 fn scanner(name: &str, what: &str) -> Result<Scanner, String> {
     match Scanner::from_name(name) {
         Some(s) => Ok(s),
-        None if name == "avx2" => Err(format!("{what} avx2: this CPU does not support AVX2")),
+        None if name == "avx2" => Err(format!(
+            "{what} avx2: this CPU does not support AVX2 (with BMI1 and BMI2)"
+        )),
         None => Err(format!(
             "{what}: unknown scanner '{name}' (expected auto, scalar or avx2)"
         )),

@@ -209,7 +209,7 @@ fn run(args: &BenchArgs) -> Result<(), Failure> {
         ScannerArg::Scalar => ndq_scan::Scanner::scalar(),
         ScannerArg::Avx2 => ndq_scan::Scanner::avx2().ok_or_else(|| {
             Failure::Usage(vec![
-                "--scanner avx2: this CPU does not support AVX2".into(),
+                "--scanner avx2: this CPU does not support AVX2 (with BMI1 and BMI2)".into(),
             ])
         })?,
     };
