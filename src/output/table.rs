@@ -68,13 +68,13 @@ fn line(out: &mut String, cells: &[Cow<'_, str>], widths: &[usize], numeric: &[b
             out.push_str("  ");
         }
         // Padded to `w` terminal columns (a wide character takes two).
-        let pad = " ".repeat(w.saturating_sub(cell.width()));
+        let pad = std::iter::repeat_n(' ', w.saturating_sub(cell.width()));
         if numeric[i] {
-            out.push_str(&pad);
+            out.extend(pad);
             out.push_str(cell);
         } else {
             out.push_str(cell);
-            out.push_str(&pad);
+            out.extend(pad);
         }
     }
     let trimmed = out[start..].trim_end().len();

@@ -513,12 +513,12 @@ impl<'q> Parser<'q> {
         while self.eat_kw(kw) {
             items.push(next(self)?);
         }
-        let chain = items.len() > 1;
-        let mut e = balanced(op, items);
-        if chain {
-            // From the chain's first token, as the text of a column is taken from it.
-            e.span = self.span_from(start);
+        if items.len() == 1 {
+            return Ok(items.remove(0));
         }
+        let mut e = balanced(op, items);
+        // From the chain's first token, as the text of a column is taken from it.
+        e.span = self.span_from(start);
         Ok(e)
     }
 
