@@ -11,23 +11,22 @@
 //!   final sort is by (keys, sequence), i.e. stable. With `limit k` at most the `k` best rows
 //!   are kept (a max-heap whose top is the worst kept row), so memory stays bounded.
 //!
-//! Sums do not depend on the split either: Decimal sums are exact (an addend that would
-//! overflow midway is kept for the end), and numbers held as floats are summed exactly and
-//! rounded once ([`FloatSum`]).
+//! Sums do not depend on the order or the split either: Decimals are summed exactly
+//! ([`DecimalSum`]) and so are numbers held as floats ([`FloatSum`]), each rounded once.
 
 use std::borrow::Cow;
 use std::collections::{BinaryHeap, HashMap, HashSet};
 
 use rust_decimal::Decimal;
-use rust_decimal::prelude::ToPrimitive;
 
 use crate::Value;
 use crate::doc::{Doc, NoDoc, Shape};
+use crate::dsum::DecimalSum;
 use crate::eval::{Cx, Worker, eval, nearest_rank, resolve};
 use crate::fsum::FloatSum;
 use crate::func::AggFunc;
 use crate::plan::{AggSpec, Ex, Plan};
-use crate::value::{Num, Val, encode_key, parse_number, total_cmp};
+use crate::value::{Num, Val, encode_key, parse_number, simple_parts, total_cmp};
 
 /// Partial results of a [`crate::Kind::Collect`] query over some lines; mergeable.
 #[derive(Debug, Default)]
@@ -56,19 +55,14 @@ struct Group {
     states: Vec<AggState>,
 }
 
-/// A running sum. rust_decimal's addition picks the result's scale by operand order (a zero
-/// operand returns the other as is), so the scale is tracked apart: the total is written with
-/// the largest scale of any input (`1.50 + 1.50` is `3.00`), whatever the split.
-///
-/// Exact whatever the split: an addend that would take the Decimal sum out of its range is
-/// kept apart and added at the end, where positive and negative ones are taken in turns
-/// (so `1 + 5e28 + 5e28 - 5e28 - 5e28` is 1); only a total beyond Decimal's range becomes a
-/// float. Numbers held as floats are summed exactly too ([`FloatSum`]), rounded once.
+/// A running sum, exact whatever the order and the split: Decimals go into a [`DecimalSum`]
+/// and numbers held as floats into a [`FloatSum`], each rounded once at the end. The total is
+/// written with the largest scale of any input (`1.50 + 1.50` is `3.00`), or, when that would
+/// take more digits than a Decimal holds, with as many decimals as fit (rounded half to
+/// even); a total beyond a Decimal's range, or with floats in it, is a float.
 #[derive(Debug, Default)]
 struct SumState {
-    dec: Decimal,
-    /// Decimal addends that overflowed `dec` when they came.
-    over: Vec<Decimal>,
+    dec: DecimalSum,
     scale: u32,
     float: FloatSum,
     has_float: bool,
@@ -76,22 +70,11 @@ struct SumState {
 }
 
 impl SumState {
-    fn add_dec(&mut self, d: Decimal) {
-        match self.dec.checked_add(d) {
-            Some(s) => self.dec = s,
-            None => self.overflowed(d),
-        }
-    }
-    #[cold]
-    #[inline(never)]
-    fn overflowed(&mut self, d: Decimal) {
-        self.over.push(d);
-    }
     fn add(&mut self, n: Num) {
         match n {
             Num::Dec(d) => {
                 self.scale = self.scale.max(d.scale());
-                self.add_dec(d);
+                self.dec.add(d);
             }
             Num::Float(f) => {
                 self.float.add(f);
@@ -100,53 +83,25 @@ impl SumState {
         }
         self.n += 1;
     }
+    /// Add `mantissa / 10^scale` (a number as [`simple_parts`] reads it), without making a
+    /// Decimal of it first.
+    fn add_parts(&mut self, mantissa: i64, scale: u32) {
+        self.scale = self.scale.max(scale);
+        self.dec.add_parts(i128::from(mantissa), scale);
+        self.n += 1;
+    }
     fn merge(&mut self, o: SumState) {
-        self.add_dec(o.dec);
-        self.over.extend(o.over);
+        self.dec.merge(&o.dec);
         self.scale = self.scale.max(o.scale);
         self.float.merge(&o.float);
         self.has_float |= o.has_float;
         self.n += o.n;
     }
-    /// The Decimal sum with the addends kept apart: `Err` with the float sum of what is left
-    /// when the total is beyond Decimal's range.
-    fn decimal_total(&self) -> Result<Decimal, FloatSum> {
-        let (mut pos, mut neg): (Vec<Decimal>, Vec<Decimal>) =
-            self.over.iter().partition(|d| d.is_sign_positive());
-        let mut acc = self.dec;
-        // Adding a value of the other sign never overflows; when only one sign is left and
-        // the sum still overflows, the total is out of range.
-        while let Some(d) = if acc.is_sign_negative() {
-            pos.pop().or_else(|| neg.pop())
-        } else {
-            neg.pop().or_else(|| pos.pop())
-        } {
-            match acc.checked_add(d) {
-                Some(s) => acc = s,
-                None => {
-                    let mut rest = FloatSum::default();
-                    for x in [acc, d].iter().chain(&pos).chain(&neg) {
-                        rest.add(x.to_f64().unwrap_or(0.0));
-                    }
-                    return Err(rest);
-                }
-            }
-        }
-        Ok(acc)
-    }
     fn total(&self) -> Num {
-        match self.decimal_total() {
-            Ok(d) if !self.has_float => {
-                let mut d = d;
-                d.rescale(self.scale);
-                Num::Dec(crate::value::positive_zero(d))
-            }
-            Ok(d) => {
-                let mut all = self.float.clone();
-                all.add(d.to_f64().unwrap_or(0.0));
-                Num::Float(all.total())
-            }
-            Err(mut all) => {
+        match self.dec.total(self.scale) {
+            Some(d) if !self.has_float => Num::Dec(crate::value::positive_zero(d)),
+            _ => {
+                let mut all = self.dec.float_sum();
                 all.merge(&self.float);
                 Num::Float(all.total())
             }
@@ -533,9 +488,12 @@ pub(crate) fn accumulate<'a, D: Doc<'a>>(w: &mut Worker<'_>, root: D, acc: &mut 
                     (Some(Ex::Path(path)), AggState::Sum(s) | AggState::Avg(s)) => {
                         if let Some(node) = resolve(root, path)
                             && let Shape::Number(raw) = node.shape()
-                            && let Some(n) = parse_number(raw)
                         {
-                            s.add(n);
+                            if let Some((mantissa, scale)) = simple_parts(raw) {
+                                s.add_parts(mantissa, scale);
+                            } else if let Some(n) = parse_number(raw) {
+                                s.add(n);
+                            }
                         }
                     }
                     (None, state) => state.update(None, &mut w.key_buf),

@@ -47,9 +47,11 @@
 //!   the same infinity: it prints as null, `is null` is false, `tostring` gives `'inf'`. Finite numbers a Decimal cannot hold (40 digits) work as f64 throughout; one whose
 //!   shortest spelling a Decimal holds (`1e-400` is 0, a 35-digit `1.5000…1` is 1.5) groups,
 //!   counts as distinct and rounds as that Decimal, as `=` already compares it.
-//! - **Sums are exact whatever the split between threads**: a Decimal total that overflows
-//!   midway is finished exactly when the total fits, and numbers held as floats are summed
-//!   exactly and rounded once (Shewchuk's partials, as Python's `math.fsum`).
+//! - **Sums are exact whatever the order of the lines and the split between threads**:
+//!   Decimals are summed exactly (an integer sum wider than a Decimal's) and rounded once,
+//!   to the largest scale of the addends or, past a Decimal's 28 or so digits, half to even
+//!   to as many decimals as fit; numbers held as floats are summed exactly and rounded once
+//!   (Shewchuk's partials, as Python's `math.fsum`).
 //! - **Text from the input is kept**: a projected value, a `group by` key (the first line's
 //!   text), `min`/`max`, `percentile` and `coalesce` results keep their raw text (`15e-1`
 //!   stays `15e-1`); `tostring(1.50)` is `'1.50'`, of an array its JSON text, of null null.
@@ -116,6 +118,7 @@
 
 mod agg;
 mod doc;
+mod dsum;
 mod error;
 mod eval;
 mod fsum;
