@@ -10,7 +10,7 @@ use std::borrow::Cow;
 use memchr::memmem;
 use rust_decimal::{Decimal, RoundingStrategy};
 
-use crate::value::{Num, Val, parse_number};
+use crate::value::{Num, Val, parse_number, positive_zero};
 
 /// Scalar functions evaluated on argument values.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -321,17 +321,21 @@ pub(crate) fn call<'x>(f: Func, a: Val<'x>, b: Option<Val<'x>>) -> Val<'x> {
             },
             _ => Val::Null,
         },
+        // `ceil(-0.4)` is 0, not -0 (which `tostring` would spell so): a zero result is the
+        // positive zero, as from every other operation.
         Func::Abs | Func::Floor | Func::Ceil => match a.num() {
-            Some(Num::Dec(d)) => Val::number(Num::Dec(match f {
+            Some(Num::Dec(d)) => Val::number(Num::Dec(positive_zero(match f {
                 Func::Abs => d.abs(),
                 Func::Floor => d.floor(),
                 _ => d.ceil(),
-            })),
-            Some(Num::Float(x)) => Val::number(Num::Float(match f {
-                Func::Abs => x.abs(),
-                Func::Floor => x.floor(),
-                _ => x.ceil(),
-            })),
+            }))),
+            Some(Num::Float(x)) => Val::number(Num::Float(
+                match f {
+                    Func::Abs => x.abs(),
+                    Func::Floor => x.floor(),
+                    _ => x.ceil(),
+                } + 0.0,
+            )),
             None => Val::Null,
         },
         Func::Round => {

@@ -819,6 +819,12 @@ q!(
     "1.50|1.50|true|a|[1,2]|null"
 );
 q!(
+    rounding_to_zero_gives_zero_not_minus_zero,
+    "select tostring(ceil(v)), tostring(floor(z)), tostring(ceil(f)), tostring(floor(g)), tostring(abs(z))",
+    [r#"{"v":-0.4,"z":-0.0,"f":-4e-50,"g":-0e-50}"#],
+    "0|0|0|0|0.0"
+);
+q!(
     tonumber_values,
     "select tonumber('12.5'), tonumber('x'), tonumber(n), tonumber(' 7 '), tonumber(true)",
     [r#"{"n":3}"#],
