@@ -137,6 +137,10 @@ pub(crate) enum Expect {
     LimitCount,
     /// `select x y`
     Clause,
+    /// `select g group by g where x`
+    AfterGroupBy,
+    /// `select x order by x from stream`
+    AfterOrderBy,
     /// `select x where a b`
     LaterClause,
     /// `select x limit 1 2`
@@ -165,6 +169,8 @@ impl Expect {
             Expect::Alias => "a column name after 'as'",
             Expect::LimitCount => "a whole number after 'limit'",
             Expect::Clause => "',' or the next clause (from, where, group by, order by, limit)",
+            Expect::AfterGroupBy => "',' or the next clause (order by, limit)",
+            Expect::AfterOrderBy => "',' or 'limit'",
             Expect::LaterClause => "another clause or the end of the query",
             Expect::End => "the end of the query",
             Expect::ListOpen => "'(' to open the list after 'in'",
@@ -359,7 +365,7 @@ impl<'q> Parser<'q> {
             while self.eat(&Tok::Comma) {
                 query.group_by.push(self.expr()?);
             }
-            expect = Expect::Clause;
+            expect = Expect::AfterGroupBy;
         }
         if self.eat_kw("order") {
             if !self.eat_kw("by") {
@@ -378,7 +384,7 @@ impl<'q> Parser<'q> {
                     break;
                 }
             }
-            expect = Expect::Clause;
+            expect = Expect::AfterOrderBy;
         }
         if self.eat_kw("limit") {
             let t = self.peek().clone();
@@ -855,6 +861,18 @@ mod tests {
             (
                 "select x limit 1.5",
                 "expected a whole number after 'limit', found '1.5'",
+            ),
+            (
+                "select g group by g where g = 1",
+                "expected ',' or the next clause (order by, limit), found 'where'",
+            ),
+            (
+                "select x order by x from stream",
+                "expected ',' or 'limit', found 'from'",
+            ),
+            (
+                "select x order by x asc desc",
+                "expected ',' or 'limit', found 'desc'",
             ),
             (
                 "select x y",
