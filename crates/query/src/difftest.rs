@@ -216,7 +216,7 @@ fn ref_like(s: &str, pat: &str, ci: bool) -> bool {
         }
     }
     re.push('$');
-    let fold = |s: &str| s.to_uppercase().to_lowercase();
+    let fold = |s: &str| s.to_uppercase().to_lowercase().replace('ß', "ss");
     let (s, re) = if ci {
         (fold(s), fold(&re))
     } else {

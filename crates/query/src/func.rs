@@ -116,14 +116,20 @@ fn edit_distance(a: &str, b: &str) -> usize {
 }
 
 /// Unicode case folding for `ilike`: upper-case then lower-case, so `ß`, `SS` and `ss` fold
-/// alike and `É` matches `é`. Written into `buf` (reused), ASCII on a fast path.
+/// alike and `É` matches `é`; then `ß` to `ss`, for the capital sharp s `ẞ`, which upper-cases
+/// to itself and lower-cases to `ß`. Written into `buf` (reused), ASCII on a fast path.
 pub(crate) fn fold_into(s: &str, buf: &mut String) {
     buf.clear();
     if s.is_ascii() {
         buf.push_str(s);
         buf.make_ascii_lowercase();
     } else {
-        buf.push_str(&s.to_uppercase().to_lowercase());
+        let folded = s.to_uppercase().to_lowercase();
+        if folded.contains('ß') {
+            buf.push_str(&folded.replace('ß', "ss"));
+        } else {
+            buf.push_str(&folded);
+        }
     }
 }
 
@@ -416,5 +422,10 @@ mod tests {
         fold_into("É", &mut a);
         fold_into("é", &mut b);
         assert_eq!(a, b);
+        for (x, y) in [("ẞ", "ß"), ("STRAẞE", "straße"), ("STRAẞE", "STRASSE")] {
+            fold_into(x, &mut a);
+            fold_into(y, &mut b);
+            assert_eq!(a, b, "{x} {y}");
+        }
     }
 }
