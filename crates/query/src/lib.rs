@@ -33,7 +33,9 @@
 //! - **Sort order across types** (order by, group order): numbers < strings <
 //!   booleans < arrays < objects < null (`min`/`max` look only at numbers and strings, as
 //!   QUERY.md says, so a number is below any string there); arrays and objects by their canonical JSON text,
-//!   which is also how they group and count as distinct (`["a", "b"]` = `["a","b"]`).
+//!   which is also how they group and count as distinct (`["a", "b"]` = `["a","b"]`,
+//!   `[1]` = `[1.0]`, `{"k":1,"k":2}` = `{"k":1}`: numbers by value, the first of duplicate
+//!   keys, keys in sorted order).
 //!   `=`/`<` on arrays or objects is null.
 //! - **Scale of computed numbers**: `+`/`-` keep the larger operand scale and `*` adds them
 //!   (`1.50 * 2` is `3.00`, `1.5 * 0.0` is `0.00`); `sum` has the largest input scale (`1.50 + 1.50` is `3.00`);

@@ -1636,6 +1636,44 @@ fn arrays_group_by_canonical_json() {
 }
 
 #[test]
+fn arrays_and_objects_group_by_value() {
+    // Numbers by value, duplicate keys as lookups see them (the first wins), keys in any
+    // order and spelling.
+    let rows = lazy_values(
+        "select o, count(*) group by o",
+        &[
+            r#"{"o":[1]}"#,
+            r#"{"o":[1.0]}"#,
+            r#"{"o":[1e0]}"#,
+            r#"{"o":{"k":1,"j":[0.50]}}"#,
+            r#"{"o":{"j":[0.5],"k":1.0}}"#,
+            r#"{"o":{"\u006b":1,"k":2,"j":[5e-1]}}"#,
+            r#"{"o":{"k":2,"j":[0.5]}}"#,
+            r#"{"o":[-0.0]}"#,
+            r#"{"o":[0]}"#,
+        ],
+    );
+    let counts: Vec<(Value<'_>, Value<'_>)> =
+        rows.iter().map(|r| (r[0].clone(), r[1].clone())).collect();
+    assert_eq!(
+        counts,
+        [
+            (Value::RawJson("[-0.0]".into()), Value::Number(2.into())),
+            (Value::RawJson("[1]".into()), Value::Number(3.into())),
+            (
+                Value::RawJson(r#"{"k":1,"j":[0.50]}"#.into()),
+                Value::Number(3.into())
+            ),
+            (
+                Value::RawJson(r#"{"k":2,"j":[0.5]}"#.into()),
+                Value::Number(1.into())
+            ),
+        ],
+        "{rows:?}"
+    );
+}
+
+#[test]
 fn with_row_equals_project() {
     let plan = Plan::compile("select s, n + 1, t").unwrap();
     let mut parser = ndq_scan::Parser::new(ndq_scan::Scanner::detect());

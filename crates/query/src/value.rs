@@ -450,14 +450,75 @@ pub(crate) fn encode_key(v: &Val<'_>, out: &mut Vec<u8>) {
     }
 }
 
-/// An array's or object's JSON text in one canonical form (compact, strings re-escaped the
-/// same way), so `["a", "b"]` and `["a","b"]` are one group and sort alike whatever document
-/// produced them. Only grouping and sorting by arrays or objects pay for this.
+/// An array's or object's JSON text in one canonical form, so that values equal by the rules
+/// of the language are one group, one distinct value, and sort alike, whatever document
+/// produced them: compact; strings unescaped and escaped again one way; numbers as their
+/// value (`[1]`, `[1.0]` and `[1e0]` alike, as `1` and `1.0` are equal everywhere); in an
+/// object, the first of duplicate keys (as lookups see it), keys sorted. Only grouping and
+/// sorting by arrays or objects pay for this.
 pub(crate) fn canonical_json(raw: &str) -> Cow<'_, str> {
-    match serde_json::from_str::<serde_json::Value>(raw) {
-        Ok(v) => Cow::Owned(v.to_string()),
-        Err(_) => Cow::Borrowed(raw),
+    // The value of a one-member object, so that arrays parse too.
+    let line = format!("{{\"v\":{raw}}}");
+    let mut parser = ndq_scan::Parser::new(ndq_scan::Scanner::detect());
+    match parser.parse(line.as_bytes()).map(|doc| doc.root().get("v")) {
+        Ok(Some(v)) => {
+            let mut out = String::with_capacity(raw.len());
+            write_canonical(v, &mut out);
+            Cow::Owned(out)
+        }
+        _ => Cow::Borrowed(raw),
     }
+}
+
+/// [`canonical_json`] of one value, appended to `out`.
+fn write_canonical(v: ndq_scan::Value<'_>, out: &mut String) {
+    use ndq_scan::Value as J;
+    match v {
+        J::Null => out.push_str("null"),
+        J::Bool(b) => out.push_str(if b { "true" } else { "false" }),
+        J::Number(n) => match parse_number(n.raw()) {
+            Some(Num::Dec(d)) => out.push_str(&positive_zero(d.normalize()).to_string()),
+            // `{:?}` spells every f64 apart (and never like a Decimal: it has a `.` or `e`).
+            Some(Num::Float(f)) => out.push_str(&format!("{f:?}")),
+            None => out.push_str(n.raw()),
+        },
+        J::String(s) => write_string(&s.unescaped(), out),
+        J::Array(a) => {
+            out.push('[');
+            for (i, e) in a.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_canonical(e, out);
+            }
+            out.push(']');
+        }
+        J::Object(o) => {
+            let mut members: Vec<(Cow<'_, str>, ndq_scan::Value<'_>)> = Vec::new();
+            for (k, v) in o.iter() {
+                let k = k.unescaped();
+                if !members.iter().any(|(seen, _)| *seen == k) {
+                    members.push((k, v));
+                }
+            }
+            members.sort_by(|a, b| a.0.cmp(&b.0));
+            out.push('{');
+            for (i, (k, v)) in members.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_string(&k, out);
+                out.push(':');
+                write_canonical(v, out);
+            }
+            out.push('}');
+        }
+    }
+}
+
+/// `s` as a JSON string literal (serde_json's escaping).
+fn write_string(s: &str, out: &mut String) {
+    out.push_str(&serde_json::Value::from(s).to_string());
 }
 
 /// The escape at the start of `s` (`s[0]` is a backslash): the character it stands for and
