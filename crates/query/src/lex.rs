@@ -132,7 +132,16 @@ pub(crate) fn lex(q: &str) -> Result<Vec<Token>, QueryError> {
                         q,
                         start,
                         start + ch.len_utf8(),
-                        format!("unexpected character '{ch}'"),
+                        // A character that looks like nothing or like a space (a no-break
+                        // space pasted from a document) is named by its code point too.
+                        if ch.is_whitespace()
+                            || ch.is_control()
+                            || matches!(ch, '\u{200B}'..='\u{200D}' | '\u{2060}' | '\u{FEFF}')
+                        {
+                            format!("unexpected character '{ch}' (U+{:04X})", u32::from(ch))
+                        } else {
+                            format!("unexpected character '{ch}'")
+                        },
                     ));
                 }
             };
@@ -240,6 +249,10 @@ mod tests {
             "unexpected character '#'"
         );
         assert_eq!(lex("x ≥ 1").unwrap_err().column(), 3);
+        assert_eq!(
+            lex("select\u{a0}x").unwrap_err().message(),
+            "unexpected character '\u{a0}' (U+00A0)"
+        );
         assert_eq!(
             lex("1.").unwrap_err().message(),
             "expected a digit after the decimal point"
