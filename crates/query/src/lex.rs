@@ -66,6 +66,12 @@ pub(crate) fn lex(q: &str) -> Result<Vec<Token>, QueryError> {
             i += 1;
             continue;
         }
+        // `--` starts a comment to the end of the line, as in SQL (so `x -- note` is `x`,
+        // not `x - (-note)`; a double minus is written `- -x` or `-(-x)`).
+        if c == b'-' && b.get(i + 1) == Some(&b'-') {
+            i = q[i..].find('\n').map_or(b.len(), |n| i + n);
+            continue;
+        }
         let start = i;
         let tok = if ident_start(c) {
             while i < b.len() && ident_continue(b[i]) {
@@ -249,6 +255,17 @@ mod tests {
             "unexpected character '#'"
         );
         assert_eq!(lex("x ≥ 1").unwrap_err().column(), 3);
+        // Comments: to the end of the line.
+        let toks = |q: &str| {
+            lex(q)
+                .unwrap()
+                .into_iter()
+                .map(|t| t.tok)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(toks("x -- a note"), toks("x"));
+        assert_eq!(toks("x -- a note\n, y--"), toks("x, y"));
+        assert_eq!(toks("1 - -1"), toks("1 - - 1"));
         assert_eq!(
             lex("select\u{a0}x").unwrap_err().message(),
             "unexpected character '\u{a0}' (U+00A0)"

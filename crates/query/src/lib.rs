@@ -28,6 +28,8 @@
 //! - **Reserved words**: `select from where group order limit and or` never name a property
 //!   where an expression is expected; write `['order']`. `not` neither: it starts a negation
 //!   (`['not']` reads the property). Any word is fine after a `.`.
+//! - **Comments**: `--` to the end of the line, as in SQL, so `select x -- why` is
+//!   `select x`; a double minus needs a space or parentheses (`- -x`, `-(-x)`).
 //! - **`in`** is `x = a or x = b ...`: true on a match, else null when any comparison was null
 //!   (a null item, or an item of another type), else false.
 //! - **Sort order across types** (order by, group order): numbers < strings <

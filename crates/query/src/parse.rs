@@ -982,7 +982,7 @@ mod tests {
         for q in [
             format!("where {}x{}", "(".repeat(100_000), ")".repeat(100_000)),
             format!("where {}x", "not ".repeat(100_000)),
-            format!("select {}1", "-".repeat(100_000)),
+            format!("select {}1", "- ".repeat(100_000)),
             format!(
                 "select {}x{}",
                 "lower(".repeat(100_000),
@@ -1027,7 +1027,7 @@ mod tests {
         for q in [
             format!("select {}1", "1 + ".repeat(5_000)),
             format!("select {}1", "2 * ".repeat(5_000)),
-            format!("select {}(1)", "1 - ".repeat(40) + &"-".repeat(40)),
+            format!("select {}(1)", "1 - ".repeat(40) + &"- ".repeat(40)),
         ] {
             assert!(
                 err(&q).starts_with("the query nests more than 64 levels deep"),
