@@ -127,9 +127,22 @@ fn text_of<'q>(q: &'q str, e: &Expr) -> &'q str {
     q.get(e.span.start..e.span.end).unwrap_or("")
 }
 
-/// A column's name: the text as written, each whitespace run one space.
+/// A column's name: the text as written without comments, each whitespace run one space.
 fn column_name(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
+    // Comments (`--` to the end of the line, outside string literals) are left out.
+    let mut kept = String::with_capacity(text.len());
+    let mut in_string = false;
+    let mut rest = text;
+    while let Some(c) = rest.chars().next() {
+        if !in_string && rest.starts_with("--") {
+            rest = rest.find('\n').map_or("", |n| &rest[n..]);
+            continue;
+        }
+        in_string ^= c == '\'';
+        kept.push(c);
+        rest = &rest[c.len_utf8()..];
+    }
+    kept.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 fn contains_agg(e: &Expr) -> bool {

@@ -236,6 +236,9 @@ fn column_names_alias_or_text() {
     assert_eq!(p.columns(), ["Count(*)", "sum( v + 1 )"]);
     let p = Plan::compile("select v  +\n1, a as x, b as 'odd name', lower( s )").unwrap();
     assert_eq!(p.columns(), ["v + 1", "x", "odd name", "lower( s )"]);
+    // Comments are not part of a name; `--` inside a string is.
+    let p = Plan::compile("select v + -- one more\n 1, '--' + v -- why\n, w").unwrap();
+    assert_eq!(p.columns(), ["v + 1", "'--' + v", "w"]);
     assert_eq!(
         Plan::compile("select *").unwrap().columns(),
         [] as [String; 0]
