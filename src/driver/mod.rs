@@ -416,6 +416,21 @@ where
         let mut start = 0u64;
         let mut line = 1u64;
         while start < len {
+            // A file cut short while it is read (logrotate's copytruncate) would make the
+            // mapped pages past its new end fault (SIGBUS): look before each window, and stop
+            // with an error instead. (A cut during a window's own scan is not caught.)
+            match file.metadata() {
+                Ok(m) if m.len() < len => {
+                    return Ok(Err(anyhow::anyhow!(
+                        "{}: the file shrank from {len} to {} bytes while it was read \
+                         (truncated, as by logrotate's copytruncate?)",
+                        input.name,
+                        m.len()
+                    )));
+                }
+                Ok(_) => {}
+                Err(e) => return Ok(Err(anyhow::Error::new(e).context(input.name.clone()))),
+            }
             let mut want = window;
             let (map, cut) = loop {
                 let end = len.min(start + want);

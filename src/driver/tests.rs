@@ -286,3 +286,50 @@ fn stats_line() {
         "stats: 1000 lines scanned, 10 hits, 2 malformed, 2000000 bytes, 0.500 s, 4.0 MB/s"
     );
 }
+
+/// A step that cuts its file down to `keep` bytes at its first line, as logrotate's
+/// copytruncate would while ndq reads it.
+struct Truncating {
+    path: PathBuf,
+    keep: u64,
+}
+
+impl chunk::LineStep for Truncating {
+    fn step(&mut self, _: &[u8], _: &mut chunk::ChunkOut) -> Result<(), String> {
+        let file = std::fs::OpenOptions::new().write(true).open(&self.path);
+        file.and_then(|f| f.set_len(self.keep))
+            .map_err(|e| e.to_string())
+    }
+}
+
+#[test]
+fn a_file_cut_short_while_read_is_an_error_not_a_crash() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(dir.path(), "a.ndjson", &lines());
+    let opts = RunOptions {
+        threads: 1,
+        scanner: Scanner::Scalar,
+        engine: Engine::Lazy,
+        strict: false,
+        progress: false,
+        color: false,
+        chunk_size: None,
+        window: 1000,
+        prefilter: true,
+    };
+    let shape = Shape {
+        mode: Mode::Lines,
+        limit: None,
+        filter: None,
+    };
+    let inputs = Inputs::open(std::slice::from_ref(&path)).expect("inputs open");
+    // The first window (under 1000 bytes) lies in the first page, which stays readable.
+    let make = || Truncating {
+        path: path.clone(),
+        keep: 2000,
+    };
+    let err = drive(&opts, &shape, &make, &inputs, &mut Vec::new()).expect_err("cut short");
+    let msg = format!("{err:#}");
+    assert!(msg.contains("the file shrank from"), "{msg}");
+    assert!(msg.contains(&path.display().to_string()), "{msg}");
+}
