@@ -323,6 +323,7 @@ where
         drove: Drove::default(),
         progress: Progress::new(allowed, opts.color, total),
         done_before: 0,
+        streamed: 0,
     };
     for (index, input) in inputs.list.iter().enumerate() {
         if d.input(index, input)? == Flow::Done {
@@ -380,6 +381,9 @@ struct Driver<'r, S, F> {
     progress: Progress,
     /// Input bytes of the inputs already finished (for the progress bar).
     done_before: u64,
+    /// Bytes read from the last input read as a stream (standard input has no length to
+    /// add to `done_before`).
+    streamed: u64,
 }
 
 impl<S, F> Driver<'_, S, F>
@@ -388,6 +392,7 @@ where
     F: Fn() -> S + Sync,
 {
     fn input(&mut self, index: usize, input: &Input) -> anyhow::Result<Flow> {
+        self.streamed = 0;
         let flow = match &input.source {
             Source::Mapped(file) => match self.mapped(index, input, file) {
                 Err(Fallback) => self.stream(index, input)?,
@@ -395,7 +400,7 @@ where
             },
             Source::Stdin | Source::Stream { .. } => self.stream(index, input)?,
         };
-        self.done_before += input.len.unwrap_or(0);
+        self.done_before += input.len.unwrap_or(self.streamed);
         self.progress.set(self.done_before);
         Ok(flow)
     }
@@ -485,8 +490,8 @@ where
             // one gives large blocks, so this is rare.
             let w = &mut self.out;
             self.progress.suspend(|| w.flush())?;
-            self.progress
-                .set(self.done_before + blocks.consumed.load(Ordering::Relaxed));
+            self.streamed = blocks.consumed.load(Ordering::Relaxed);
+            self.progress.set(self.done_before + self.streamed);
             if flow == Flow::Done {
                 return Ok(Flow::Done);
             }
