@@ -115,7 +115,7 @@ pub struct BenchArgs {
     scanner: ScannerArg,
 
     /// Worker threads [default: the number of CPUs].
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
     threads: Option<u32>,
 
     /// Result format: an aligned table, one JSON object per case, or a Markdown table.
@@ -327,6 +327,7 @@ fn summary(
             grouped(n)
         ),
     };
+    let lazy = engines.contains(&Engine::Lazy);
     let engines: Vec<&str> = engines.iter().map(|e| e.name()).collect();
     let warmup = match setup.warmup {
         0 => "no warm-up".to_string(),
@@ -339,7 +340,7 @@ fn summary(
          ndq: bench: value data  {} bytes ({})\n\
          ndq: bench: cases       {cases} from {cases_name}\n\
          ndq: bench: runs        {} per case and engine, {warmup}; {} (nearest rank)\n\
-         ndq: bench: engine      {}; scanner {}; {} thread{}; prefilter {}\n",
+         ndq: bench: engine      {}; {}{} thread{}{}\n",
         names.join(", "),
         grouped(loaded.events),
         grouped(loaded.bytes),
@@ -347,10 +348,20 @@ fn summary(
         setup.runs,
         stats::percentile_label(setup.percentile),
         engines.join(" and "),
-        setup.scanner,
+        // The scanner and the prefilter are the lazy engine's; the serde baseline uses
+        // neither.
+        if lazy {
+            format!("scanner {}; ", setup.scanner)
+        } else {
+            String::new()
+        },
         setup.threads,
         if setup.threads == 1 { "" } else { "s" },
-        if setup.prefilter { "on" } else { "off" },
+        match (lazy, setup.prefilter) {
+            (false, _) => "",
+            (true, true) => "; prefilter on",
+            (true, false) => "; prefilter off",
+        },
     )
 }
 
@@ -482,7 +493,7 @@ mod tests {
             warmup: 0,
             threads: 1,
             prefilter: false,
-            ..setup
+            ..setup.clone()
         };
         let text = summary(
             &[PathBuf::from("a"), PathBuf::from("b")],
@@ -504,6 +515,19 @@ mod tests {
              ndq: bench: cases       1 from c.txt\n\
              ndq: bench: runs        5 per case and engine, no warm-up; p90 (nearest rank)\n\
              ndq: bench: engine      lazy; scanner avx2; 1 thread; prefilter off\n"
+        );
+        // The serde baseline alone uses neither the scanner nor the prefilter.
+        let text = summary(
+            &[PathBuf::from("a")],
+            &loaded,
+            "c.txt",
+            1,
+            &[Engine::Serde],
+            &setup,
+        );
+        assert!(
+            text.ends_with("ndq: bench: engine      serde; 2 threads\n"),
+            "{text}"
         );
     }
 

@@ -17,6 +17,7 @@ use std::fmt::Write as _;
 use std::time::Duration;
 
 use serde_json::json;
+use unicode_width::UnicodeWidthStr;
 
 use super::Engine;
 use super::stats::{self, Figures};
@@ -128,9 +129,16 @@ fn grid(
                     (Engine::Serde, None) => "-".into(),
                 });
             }
+            // Tabs (and other control characters) as spaces, so the row stays one line of
+            // known width.
+            let query: String = case
+                .query
+                .chars()
+                .map(|c| if c.is_control() { ' ' } else { c })
+                .collect();
             row.push(match (i, markdown) {
-                (0, false) => case.query.clone(),
-                (0, true) => markdown_code(&case.query),
+                (0, false) => query,
+                (0, true) => markdown_code(&query),
                 _ => String::new(),
             });
             rows.push(row);
@@ -152,7 +160,8 @@ pub fn markdown(setup: &Setup, cases: &[CaseResult]) -> String {
 }
 
 fn render_grid(header: &[String], align: &[Align], rows: &[Vec<String>], markdown: bool) -> String {
-    let width = |s: &str| s.chars().count();
+    // Terminal columns: a CJK character or an emoji takes two (as in `-o table`).
+    let width = |s: &str| UnicodeWidthStr::width(s);
     let mut widths: Vec<usize> = header.iter().map(|h| width(h)).collect();
     for row in rows {
         for (w, cell) in widths.iter_mut().zip(row) {
@@ -311,6 +320,18 @@ mod tests {
                 )],
             },
         ]
+    }
+
+    #[test]
+    fn grid_columns_line_up_in_terminal_columns() {
+        let header = vec!["case".to_string(), "query".to_string()];
+        let rows = vec![
+            vec!["1".to_string(), "where m = '日本'".to_string()],
+            vec!["2".to_string(), "select x".to_string()],
+        ];
+        let text = render_grid(&header, &[Align::Right, Align::Left], &rows, false);
+        let widths: Vec<usize> = text.lines().map(UnicodeWidthStr::width).collect();
+        assert!(widths.iter().all(|&w| w == widths[0]), "{text}");
     }
 
     #[test]
