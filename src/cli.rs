@@ -74,7 +74,7 @@ pub struct Args {
     /// Print one line of statistics on stderr after the run.
     ///
     /// Lines scanned, hits (lines that passed `where`), malformed lines, bytes, seconds and
-    /// MB/s.
+    /// MB/s; then, when there were any, the lines the prefilter ruled out unread.
     #[arg(long)]
     pub stats: bool,
 
