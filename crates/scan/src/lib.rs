@@ -274,9 +274,10 @@ fn length_bit(len: usize) -> u64 {
     1 << len.min(63)
 }
 
-/// What a [`Parser::parse_prefix`] read: the line's address and length, and where its rest
-/// begins if it stopped early (`None`: it read and validated the whole line).
-type Prefix = (usize, usize, Option<(usize, state::At)>);
+/// What a [`Parser::parse_prefix`] read: the line's length and where its rest begins if it
+/// stopped early (`None`: it read and validated the whole line). The bytes read are kept
+/// beside it ([`Parser`]'s `prefix`).
+type Prefix = (usize, Option<(usize, state::At)>);
 
 /// Reusable scanning state: one per worker; its buffers are kept from one line to the next.
 #[derive(Debug)]
@@ -293,6 +294,9 @@ pub struct Parser {
     found_set: u64,
     /// After a [`Parser::parse_prefix`]: what it read.
     deferred: Option<Prefix>,
+    /// And the bytes it read, so that [`Parser::finish`] goes on only with a line that
+    /// starts with them (a reused buffer may hold another line of the same length).
+    prefix: Vec<u8>,
 }
 
 impl Parser {
@@ -313,6 +317,7 @@ impl Parser {
             found: Vec::new(),
             found_set: 0,
             deferred: None,
+            prefix: Vec::new(),
         }
     }
     /// The scanner in use.
@@ -349,15 +354,17 @@ impl Parser {
     ) -> Result<Document<'a>, Malformed> {
         self.run(line, Some(want), true)
     }
-    /// After [`Parser::parse_prefix`] of this same `line` (the same slice): validate the rest
-    /// of it, and give the document that [`Parser::parse_until`] would have given, or its
-    /// error (the same reason and offset), [`Document::wanted`] included. After anything
-    /// else, `line` is parsed completely (and `wanted` cannot tell).
+    /// After [`Parser::parse_prefix`] of this same line (the same bytes: the same slice, or a
+    /// copy): validate the rest of it, and give the document that [`Parser::parse_until`]
+    /// would have given, or its error (the same reason and offset), [`Document::wanted`]
+    /// included. After anything else, `line` is parsed completely (and `wanted` cannot
+    /// tell); that includes a buffer refilled with another line of the same length, which
+    /// is told apart by the bytes `parse_prefix` read.
     pub fn finish<'a>(&'a mut self, line: &'a [u8]) -> Result<Document<'a>, Malformed> {
-        let Some((ptr, len, at)) = self.deferred.take() else {
+        let Some((len, at)) = self.deferred.take() else {
             return self.run(line, None, false);
         };
-        if (ptr, len) != (line.as_ptr() as usize, line.len()) {
+        if line.len() != len || line.get(..self.prefix.len()) != Some(self.prefix.as_slice()) {
             return self.run(line, None, false);
         }
         let text = validate_utf8(line)?;
@@ -423,7 +430,9 @@ impl Parser {
             (Ok(()), None) => line,
         };
         let text = validate_utf8(read)?;
-        self.deferred = Some((line.as_ptr() as usize, line.len(), deferred));
+        self.prefix.clear();
+        self.prefix.extend_from_slice(read);
+        self.deferred = Some((line.len(), deferred));
         Ok(self.document(text))
     }
 }

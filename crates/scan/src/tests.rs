@@ -354,3 +354,34 @@ fn scanner_names() {
         "invalid JSON syntax at byte 3"
     );
 }
+
+#[test]
+fn finish_tells_a_refilled_buffer_from_the_line_parse_prefix_read() {
+    let want = KeySet::new(["a"]);
+    for s in scanners() {
+        let mut p = Parser::new(s);
+        let mut buf = br#"{"a":5,"b":7}"#.to_vec();
+        let doc = p.parse_prefix(&buf, &want).unwrap();
+        assert_eq!(doc.root().get("a").map(|v| v.raw()), Some("5"));
+        // Another line of the same length in the same buffer: parsed afresh.
+        buf.copy_from_slice(br#"{"b":7,"a":6}"#);
+        let doc = p.finish(&buf).unwrap();
+        assert_eq!(doc.root().get("a").map(|v| v.raw()), Some("6"));
+        assert_eq!(doc.root().get("b").map(|v| v.raw()), Some("7"));
+        // A refill that is not JSON is rejected, as `parse` rejects it.
+        let mut buf = br#"{"a":1,"b":2}"#.to_vec();
+        p.parse_prefix(&buf, &want).unwrap();
+        buf.copy_from_slice(br#"[[[[[[,"b":2}"#);
+        assert_eq!(
+            p.finish(&buf).map(|_| ()),
+            Err(Malformed::new(0, Reason::NotAnObject))
+        );
+        // The same bytes in another buffer go on where parse_prefix stopped.
+        let line = br#"{"a":1,"b":[2,3]}"#;
+        p.parse_prefix(line, &want).unwrap();
+        let copy = line.to_vec();
+        let doc = p.finish(&copy).unwrap();
+        assert_eq!(doc.root().raw(), r#"{"a":1,"b":[2,3]}"#);
+        assert_eq!(doc.wanted(&want, 0).unwrap().map(|v| v.raw()), Some("1"));
+    }
+}
