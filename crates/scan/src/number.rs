@@ -10,7 +10,9 @@
 //! scale = clamp(frac - exp, 0, 28)       (1.50 keeps scale 2, like Decimal::from_str)
 //! mantissa = value * 10^scale = sig * 10^(zeros + exp - frac + scale)
 //!     a negative power means the value needs a scale above 28: None
-//!     a mantissa of 2^96 or more does not fit: None
+//!     a mantissa of 2^96 or more does not fit: try the next smaller scale, down to the
+//!     value's significant decimals (frac - exp - zeros): `1e21` written with ten zero
+//!     decimals still fits, with seven; nothing fits: None
 //! ```
 //!
 //! So every answer is exact: `None` means "a Decimal cannot hold this value", never "rounded".
@@ -140,14 +142,19 @@ pub(crate) fn to_decimal(b: &[u8]) -> Option<Decimal> {
     if sig == 0 {
         return Decimal::try_from_i128_with_scale(0, scale as u32).ok();
     }
-    let shift = usize::try_from(zeros as i64 + exp - frac + scale).ok()?;
-    let mantissa = sig.checked_mul(*POW10.get(shift)?)?;
-    if mantissa >> 96 != 0 {
-        return None;
-    }
-    let mantissa = i128::try_from(mantissa).ok()?;
-    let signed = if neg { -mantissa } else { mantissa };
-    Decimal::try_from_i128_with_scale(signed, scale as u32).ok()
+    // The fewest decimals that hold the value (its significant fraction digits): when the
+    // written scale's mantissa does not fit, trailing zeros give way, down to these.
+    let least = (frac - exp - zeros as i64).max(0);
+    (least..=scale.max(least)).rev().find_map(|s| {
+        let shift = usize::try_from(zeros as i64 + exp - frac + s).ok()?;
+        let mantissa = sig.checked_mul(*POW10.get(shift)?)?;
+        if mantissa >> 96 != 0 {
+            return None;
+        }
+        let mantissa = i128::try_from(mantissa).ok()?;
+        let signed = if neg { -mantissa } else { mantissa };
+        Decimal::try_from_i128_with_scale(signed, u32::try_from(s).ok()?).ok()
+    })
 }
 
 /// The nearest f64 (infinite beyond range); NaN only for text that is not a number at all.

@@ -254,6 +254,16 @@ fn numbers_with_exponents_and_limits() {
     let one = d("1.000000000000000000000000000000").unwrap();
     assert_eq!(one, Decimal::ONE);
     assert_eq!(one.scale(), 28);
+    // Trailing zeros give way when the written scale's mantissa would not fit: the largest
+    // scale that holds the value is kept.
+    let max = d("79228162514264337593543950335.0").unwrap();
+    assert_eq!((max, max.scale()), (Decimal::MAX, 0));
+    let big = d("1000000000000000000000.0000000000").unwrap();
+    assert_eq!((big, big.scale()), (Decimal::from(10u128.pow(21)), 7));
+    let tiny = d("0.00000000000000000000000000010000").unwrap();
+    assert_eq!((tiny, tiny.scale()), (Decimal::new(1, 28), 28));
+    assert_eq!(d("-7922816251426433759354395033.50e1"), Some(-Decimal::MAX));
+    assert_eq!(d("79228162514264337593543950335.5"), None);
     assert_eq!(d("1e-29"), None);
     assert_eq!(d("1e29"), None);
     assert_eq!(d("79228162514264337593543950336"), None);
