@@ -28,6 +28,25 @@ fn bench(args: &[&str]) -> Output {
         .expect("ndq runs")
 }
 
+/// One run of both engines of the cases `cases` over the lines `data` (both written to a
+/// fixture), with `extra` arguments.
+fn bench_once(data: &str, cases: &str, extra: &[&str]) -> Output {
+    let f = crate::util::Fixture::new();
+    let data = f.write("data.ndjson", data);
+    let cases = f.write("cases.txt", cases);
+    let mut args = vec![
+        "--cases",
+        path_arg(&cases),
+        "--runs",
+        "1",
+        "--engine",
+        "all",
+    ];
+    args.extend_from_slice(extra);
+    args.push(path_arg(&data));
+    bench(&args)
+}
+
 fn text(bytes: &[u8]) -> &str {
     std::str::from_utf8(bytes).expect("utf-8 output")
 }
@@ -346,20 +365,11 @@ fn issue_5_usage_errors() {
 /// so the engines agree and events/s is not inflated.
 #[test]
 fn events_are_exact_when_the_prefilter_skips_a_bad_line() {
-    let f = crate::util::Fixture::new();
-    let data = f.write("b.ndjson", "{\"x\":1}\n[1,2]\n{\"x\":5}\n{\"a\":}\n");
-    let cases = f.write("c.txt", "select a where x > 1\nselect count(*)\n");
-    let out = bench(&[
-        "--cases",
-        path_arg(&cases),
-        "--runs",
-        "1",
-        "--engine",
-        "all",
-        "-o",
-        "json",
-        path_arg(&data),
-    ]);
+    let out = bench_once(
+        "{\"x\":1}\n[1,2]\n{\"x\":5}\n{\"a\":}\n",
+        "select a where x > 1\nselect count(*)\n",
+        &["-o", "json"],
+    );
     assert_exit(&out, 0, "bench over a file with bad lines");
     let err = text(&out.stderr);
     assert!(!err.contains("disagree"), "{err}");
@@ -378,21 +388,11 @@ fn events_are_exact_when_the_prefilter_skips_a_bad_line() {
 /// and no "engines disagree" warning follows.
 #[test]
 fn a_limit_case_with_skipped_bad_lines_gives_no_disagreement() {
-    let f = crate::util::Fixture::new();
-    let data = f.write(
-        "b.ndjson",
-        "{\"Elapsed\":300}\n{\"a\":],\"Elapsed\":10}\n".repeat(10),
+    let out = bench_once(
+        &"{\"Elapsed\":300}\n{\"a\":],\"Elapsed\":10}\n".repeat(10),
+        "select Elapsed where Elapsed > 200 limit 5\n",
+        &[],
     );
-    let cases = f.write("c.txt", "select Elapsed where Elapsed > 200 limit 5\n");
-    let out = bench(&[
-        "--cases",
-        path_arg(&cases),
-        "--runs",
-        "1",
-        "--engine",
-        "all",
-        path_arg(&data),
-    ]);
     assert_exit(&out, 0, "bench of a limit case over bad lines");
     let err = text(&out.stderr);
     assert!(!err.contains("disagree"), "{err}");

@@ -327,8 +327,23 @@ fn summary(
             grouped(n)
         ),
     };
-    let lazy = engines.contains(&Engine::Lazy);
-    let engines: Vec<&str> = engines.iter().map(|e| e.name()).collect();
+    let names_of: Vec<&str> = engines.iter().map(|e| e.name()).collect();
+    let mut engine = vec![
+        names_of.join(" and "),
+        format!(
+            "{} thread{}",
+            setup.threads,
+            if setup.threads == 1 { "" } else { "s" }
+        ),
+    ];
+    // The scanner and the prefilter are the lazy engine's; the serde baseline uses neither.
+    if engines.contains(&Engine::Lazy) {
+        engine.insert(1, format!("scanner {}", setup.scanner));
+        engine.push(format!(
+            "prefilter {}",
+            if setup.prefilter { "on" } else { "off" }
+        ));
+    }
     let warmup = match setup.warmup {
         0 => "no warm-up".to_string(),
         1 => "after 1 warm-up".to_string(),
@@ -340,28 +355,14 @@ fn summary(
          ndq: bench: value data  {} bytes ({})\n\
          ndq: bench: cases       {cases} from {cases_name}\n\
          ndq: bench: runs        {} per case and engine, {warmup}; {} (nearest rank)\n\
-         ndq: bench: engine      {}; {}{} thread{}{}\n",
+         ndq: bench: engine      {}\n",
         names.join(", "),
         grouped(loaded.events),
         grouped(loaded.bytes),
         stats::bytes(loaded.bytes),
         setup.runs,
         stats::percentile_label(setup.percentile),
-        engines.join(" and "),
-        // The scanner and the prefilter are the lazy engine's; the serde baseline uses
-        // neither.
-        if lazy {
-            format!("scanner {}; ", setup.scanner)
-        } else {
-            String::new()
-        },
-        setup.threads,
-        if setup.threads == 1 { "" } else { "s" },
-        match (lazy, setup.prefilter) {
-            (false, _) => "",
-            (true, true) => "; prefilter on",
-            (true, false) => "; prefilter off",
-        },
+        engine.join("; "),
     )
 }
 

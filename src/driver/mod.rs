@@ -423,18 +423,22 @@ where
         while start < len {
             // A file cut short while it is read (logrotate's copytruncate) would make the
             // mapped pages past its new end fault (SIGBUS): look before each window, and stop
-            // with an error instead. (A cut during a window's own scan is not caught.)
-            match file.metadata() {
-                Ok(m) if m.len() < len => {
-                    return Ok(Err(anyhow::anyhow!(
-                        "{}: the file shrank from {len} to {} bytes while it was read \
-                         (truncated, as by logrotate's copytruncate?)",
-                        input.name,
-                        m.len()
-                    )));
+            // with an error instead. (A cut during a window's own scan is not caught.) The
+            // first window comes right after the length was read.
+            let now = if start == 0 {
+                len
+            } else {
+                match file.metadata() {
+                    Ok(m) => m.len(),
+                    Err(e) => return Ok(Err(anyhow::Error::new(e).context(input.name.clone()))),
                 }
-                Ok(_) => {}
-                Err(e) => return Ok(Err(anyhow::Error::new(e).context(input.name.clone()))),
+            };
+            if now < len {
+                return Ok(Err(anyhow::anyhow!(
+                    "{}: the file shrank from {len} to {now} bytes while it was read \
+                     (truncated, as by logrotate's copytruncate?)",
+                    input.name
+                )));
             }
             let mut want = window;
             let (map, cut) = loop {

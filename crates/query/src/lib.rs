@@ -75,8 +75,9 @@
 //!   `and`/`or` become balanced trees (both are associative), so thousands of alternatives
 //!   are fine.
 //! - **`ilike`** compares the case-folded texts (upper-case then lower-case, so `ß`, `SS` and
-//!   `ss` match, then `ß` as `ss`, so the capital `ẞ` matches them too); `_` matches one character of the folded text, so `'ß' ilike '__'` is true
-//!   and `'ß' ilike '_'` false (`like` is not folded: `'ß' like '_'` is true).
+//!   `ss` match, then `ß` as `ss`, so the capital `ẞ` matches them too); `_` matches one
+//!   character of the folded text, so `'ß' ilike '__'` is true and `'ß' ilike '_'` false
+//!   (`like` is not folded: `'ß' like '_'` is true).
 //! - The serde document (`--engine serde`) sees what serde_json keeps: the *last* of
 //!   duplicate keys, strings already unescaped (written as computed strings), arrays and
 //!   objects re-serialized. Everything else is the same engine.

@@ -11,6 +11,7 @@
 
 use std::borrow::Cow;
 use std::cmp::Ordering;
+use std::fmt::Write as _;
 
 use rust_decimal::Decimal;
 use rust_decimal::prelude::ToPrimitive;
@@ -477,9 +478,14 @@ fn write_canonical(v: ndq_scan::Value<'_>, out: &mut String) {
         J::Null => out.push_str("null"),
         J::Bool(b) => out.push_str(if b { "true" } else { "false" }),
         J::Number(n) => match parse_number(n.raw()) {
-            Some(Num::Dec(d)) => out.push_str(&positive_zero(d.normalize()).to_string()),
+            // Writing to a String cannot fail.
+            Some(Num::Dec(d)) => {
+                let _ = write!(out, "{}", positive_zero(d.normalize()));
+            }
             // `{:?}` spells every f64 apart (and never like a Decimal: it has a `.` or `e`).
-            Some(Num::Float(f)) => out.push_str(&format!("{f:?}")),
+            Some(Num::Float(f)) => {
+                let _ = write!(out, "{f:?}");
+            }
             None => out.push_str(n.raw()),
         },
         J::String(s) => write_string(&s.unescaped(), out),
@@ -516,9 +522,9 @@ fn write_canonical(v: ndq_scan::Value<'_>, out: &mut String) {
     }
 }
 
-/// `s` as a JSON string literal (serde_json's escaping).
+/// `s` as a JSON string literal (serde_json's escaping, which cannot fail for a `str`).
 fn write_string(s: &str, out: &mut String) {
-    out.push_str(&serde_json::Value::from(s).to_string());
+    out.push_str(&serde_json::to_string(s).unwrap_or_default());
 }
 
 /// The escape at the start of `s` (`s[0]` is a backslash): the character it stands for and
