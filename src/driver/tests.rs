@@ -333,3 +333,42 @@ fn a_file_cut_short_while_read_is_an_error_not_a_crash() {
     assert!(msg.contains("the file shrank from"), "{msg}");
     assert!(msg.contains(&path.display().to_string()), "{msg}");
 }
+
+/// Windows are mapped with the huge-page advice (where the kernel has transparent huge pages),
+/// so that a file ndq reads into the page cache is cached in 2 MiB pages and later runs map it
+/// 2 MiB at a time: the flag shows in `/proc/self/smaps` as `hg`.
+#[cfg(target_os = "linux")]
+#[test]
+fn windows_are_mapped_with_the_huge_page_advice() {
+    if !Path::new("/sys/kernel/mm/transparent_hugepage/enabled").exists() {
+        eprintln!("skipped: this kernel has no transparent huge pages");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(dir.path(), "a.ndjson", &vec![b'x'; 3 << 20]);
+    let file = File::open(&path).unwrap();
+    let map = map_window(&file, 4096, 2 << 20).expect("mapped");
+    let start = map.as_ptr() as usize & !4095;
+    let smaps = std::fs::read_to_string("/proc/self/smaps").unwrap();
+    let mut lines = smaps.lines();
+    let flags = loop {
+        let line = lines.next().expect("the window is in /proc/self/smaps");
+        let Some((from, rest)) = line.split_once('-') else {
+            continue;
+        };
+        let to = rest.split(' ').next().unwrap_or_default();
+        let (Ok(from), Ok(to)) = (
+            usize::from_str_radix(from, 16),
+            usize::from_str_radix(to, 16),
+        ) else {
+            continue;
+        };
+        if (from..to).contains(&start) {
+            break lines
+                .find_map(|l| l.strip_prefix("VmFlags:"))
+                .expect("VmFlags line")
+                .to_string();
+        }
+    };
+    assert!(flags.split_whitespace().any(|f| f == "hg"), "{flags}");
+}
