@@ -532,10 +532,17 @@ impl<'t> Machine<'t> {
     /// A top-level key `bytes[start..end]` was read: note it if `parse_until` wants it.
     #[inline(never)]
     fn check_wanted(&mut self, start: usize, end: usize, escaped: bool) {
-        let (Some(want), Some(raw)) = (self.want, self.bytes.get(start..end)) else {
+        let Some(want) = self.want else {
             return;
         };
-        if let Some(i) = want.position(raw, escaped) {
+        let i = if escaped {
+            self.bytes
+                .get(start..end)
+                .and_then(|raw| want.position(raw, true))
+        } else {
+            want.position_in(self.bytes, start, end)
+        };
+        if let Some(i) = i {
             let bit = 1u64 << i;
             if self.wanted & bit != 0 {
                 self.pending = bit;

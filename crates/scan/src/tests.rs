@@ -395,3 +395,29 @@ fn finish_tells_a_refilled_buffer_from_the_line_parse_prefix_read() {
         assert_eq!(doc.wanted(&want, 0).unwrap().map(|v| v.raw()), Some("1"));
     }
 }
+
+/// A wanted key is found by its first 8 bytes read as a word from the line, then its length
+/// and the rest: keys that share a head, keys shorter than the word, and keys too near the
+/// end of the line for the word all give the first occurrence of the right key.
+#[test]
+fn wanted_keys_sharing_their_first_bytes_are_told_apart() {
+    let set = KeySet::new(["Elapsed_ms", "ab", "Elapsed", "z"]);
+    let line = br#"{"Elapsed_us":1,"abc":2,"a":3,"Elapsed_msx":4,"Elapsed":5,"ab":6,"Elapsed_ms":7,"z":8}"#;
+    for s in scanners() {
+        let mut p = Parser::new(s);
+        let doc = p.parse_until(line, &set).expect("valid");
+        let got: Vec<String> = (0..set.len())
+            .map(|i| match doc.wanted(&set, i) {
+                Some(Some(v)) => v.raw().to_string(),
+                _ => "-".to_string(),
+            })
+            .collect();
+        assert_eq!(got, ["7", "6", "5", "8"], "{}", s.name());
+    }
+    // Short keys at the very end: fewer than 8 bytes from the key to the line's end.
+    let set = KeySet::new(["a", "b"]);
+    let mut p = Parser::new(Scanner::Scalar);
+    let doc = p.parse_until(br#"{"b":1,"a":2}"#, &set).expect("valid");
+    let raw = |i| doc.wanted(&set, i).flatten().map(|v| v.raw().to_string());
+    assert_eq!((raw(0), raw(1)), (Some("2".into()), Some("1".into())));
+}
