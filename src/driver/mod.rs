@@ -621,8 +621,8 @@ struct Fallback;
 /// in 2 MiB pages, and a later run over the cached file maps those with one fault and one
 /// entry each instead of 512 (measured on the 1 GiB file: about 16,000 page faults and 0.1 s
 /// of system time per run before, about 2,600 and 0.01 s after). A file already cached in
-/// small pages (written by a logger, read by `cat`) stays so; where the kernel ignores the
-/// advice nothing changes either, so its error is not one.
+/// small pages (as a logger writing a few lines at a time leaves it) stays so; where the
+/// kernel ignores the advice nothing changes either, so its error is not one.
 #[allow(unsafe_code)]
 fn map_window(file: &File, offset: u64, len: usize) -> io::Result<Mmap> {
     // SAFETY: a memory map is only sound while nobody changes the file under it. We map

@@ -350,25 +350,21 @@ fn windows_are_mapped_with_the_huge_page_advice() {
     let map = map_window(&file, 4096, 2 << 20).expect("mapped");
     let start = map.as_ptr() as usize & !4095;
     let smaps = std::fs::read_to_string("/proc/self/smaps").unwrap();
-    let mut lines = smaps.lines();
-    let flags = loop {
-        let line = lines.next().expect("the window is in /proc/self/smaps");
-        let Some((from, rest)) = line.split_once('-') else {
-            continue;
-        };
-        let to = rest.split(' ').next().unwrap_or_default();
-        let (Ok(from), Ok(to)) = (
-            usize::from_str_radix(from, 16),
-            usize::from_str_radix(to, 16),
-        ) else {
-            continue;
-        };
-        if (from..to).contains(&start) {
-            break lines
-                .find_map(|l| l.strip_prefix("VmFlags:"))
-                .expect("VmFlags line")
-                .to_string();
-        }
+    // A mapping's header line is its address range `from-to ...`; its fields follow, up to
+    // the next header.
+    let range = |line: &str| {
+        let (from, rest) = line.split_once('-')?;
+        let to = rest.split(' ').next()?;
+        Some(usize::from_str_radix(from, 16).ok()?..usize::from_str_radix(to, 16).ok()?)
     };
+    let mut lines = smaps.lines();
+    lines
+        .by_ref()
+        .find(|l| range(l).is_some_and(|r| r.contains(&start)))
+        .expect("the window is in /proc/self/smaps");
+    let flags = lines
+        .take_while(|l| range(l).is_none())
+        .find_map(|l| l.strip_prefix("VmFlags:"))
+        .expect("the window's VmFlags line");
     assert!(flags.split_whitespace().any(|f| f == "hg"), "{flags}");
 }
