@@ -10,6 +10,7 @@
 //!   [`total_cmp`] sorts anything (numbers < strings < booleans < arrays < objects < null).
 
 use std::borrow::Cow;
+use std::cell::RefCell;
 use std::cmp::Ordering;
 use std::fmt::Write as _;
 
@@ -458,17 +459,27 @@ pub(crate) fn encode_key(v: &Val<'_>, out: &mut Vec<u8>) {
 /// object, the first of duplicate keys (as lookups see it), keys sorted. Only grouping and
 /// sorting by arrays or objects pay for this.
 pub(crate) fn canonical_json(raw: &str) -> Cow<'_, str> {
-    // The value of a one-member object, so that arrays parse too.
-    let line = format!("{{\"v\":{raw}}}");
-    let mut parser = ndq_scan::Parser::new(ndq_scan::Scanner::detect());
-    match parser.parse(line.as_bytes()).map(|doc| doc.root().get("v")) {
-        Ok(Some(v)) => {
-            let mut out = String::with_capacity(raw.len());
-            write_canonical(v, &mut out);
-            Cow::Owned(out)
-        }
-        _ => Cow::Borrowed(raw),
+    // One parser and line buffer per thread: this runs for every line grouped by an array
+    // and every comparison of a sort by one, and a parser's buffers are worth keeping.
+    thread_local! {
+        static CANON: RefCell<(ndq_scan::Parser, Vec<u8>)> =
+            RefCell::new((ndq_scan::Parser::new(ndq_scan::Scanner::detect()), Vec::new()));
     }
+    CANON.with_borrow_mut(|(parser, line)| {
+        // The value of a one-member object, so that arrays parse too.
+        line.clear();
+        line.extend_from_slice(b"{\"v\":");
+        line.extend_from_slice(raw.as_bytes());
+        line.push(b'}');
+        match parser.parse(line).map(|doc| doc.root().get("v")) {
+            Ok(Some(v)) => {
+                let mut out = String::with_capacity(raw.len());
+                write_canonical(v, &mut out);
+                Cow::Owned(out)
+            }
+            _ => Cow::Borrowed(raw),
+        }
+    })
 }
 
 /// [`canonical_json`] of one value, appended to `out`.
