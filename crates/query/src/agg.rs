@@ -72,22 +72,19 @@ struct SumState {
 impl SumState {
     fn add(&mut self, n: Num) {
         match n {
-            Num::Dec(d) => {
-                self.scale = self.scale.max(d.scale());
-                self.dec.add(d);
-            }
+            Num::Dec(d) => self.add_parts(d.mantissa(), d.scale()),
             Num::Float(f) => {
                 self.float.add(f);
                 self.has_float = true;
+                self.n += 1;
             }
         }
-        self.n += 1;
     }
-    /// Add `mantissa / 10^scale` (a number as [`simple_parts`] reads it), without making a
-    /// Decimal of it first.
-    fn add_parts(&mut self, mantissa: i64, scale: u32) {
+    /// Add `mantissa / 10^scale` (a Decimal's parts, or a number as [`simple_parts`] reads
+    /// it, without making a Decimal of it first).
+    fn add_parts(&mut self, mantissa: i128, scale: u32) {
         self.scale = self.scale.max(scale);
-        self.dec.add_parts(i128::from(mantissa), scale);
+        self.dec.add_parts(mantissa, scale);
         self.n += 1;
     }
     fn merge(&mut self, o: SumState) {
@@ -490,7 +487,7 @@ pub(crate) fn accumulate<'a, D: Doc<'a>>(w: &mut Worker<'_>, root: D, acc: &mut 
                             && let Shape::Number(raw) = node.shape()
                         {
                             if let Some((mantissa, scale)) = simple_parts(raw) {
-                                s.add_parts(mantissa, scale);
+                                s.add_parts(i128::from(mantissa), scale);
                             } else if let Some(n) = parse_number(raw) {
                                 s.add(n);
                             }

@@ -63,11 +63,6 @@ pub(crate) struct DecimalSum {
 }
 
 impl DecimalSum {
-    /// Add `d`.
-    pub(crate) fn add(&mut self, d: Decimal) {
-        self.add_parts(d.mantissa(), d.scale());
-    }
-
     /// Add `mantissa / 10^scale`, where `|mantissa| < 2^96` and `scale <= 28` (any Decimal's
     /// parts).
     #[inline]
@@ -207,6 +202,12 @@ mod tests {
 
     fn d(s: &str) -> Decimal {
         Decimal::from_str(s).unwrap()
+    }
+
+    impl DecimalSum {
+        fn add(&mut self, d: Decimal) {
+            self.add_parts(d.mantissa(), d.scale());
+        }
     }
 
     fn sum_of(xs: &[Decimal]) -> DecimalSum {
