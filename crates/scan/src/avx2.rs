@@ -4,7 +4,8 @@
 //! ```text
 //! block k = bytes[64k .. 64k + 64] (the line's own blocks; the last may be shorter)
 //! mask(k) = bitmask of block k's bytes that are '"' or '\' or below 0x20 (bit i = byte 64k + i;
-//!           a short last block is searched in a zeroed copy and the padding's bits cleared)
+//!           a short last block is searched as the line's last 64 bytes, shifted down, or in a
+//!           zeroed copy when the whole line is shorter than 64 bytes)
 //! find(from):
 //!     k = from / 64; if k is not the block kept from the last call: keep k and mask(k)
 //!     bits = mask(k) >> (from - 64k)             (bit 0 is now the byte at from)
@@ -104,16 +105,39 @@ fn block_mask(bytes: &[u8], k: usize) -> u64 {
     let at = k * 64;
     match bytes.get(at..at + 64).and_then(|b| b.try_into().ok()) {
         Some(block) => mask64(block),
-        None => partial_mask(bytes.get(at..).unwrap_or_default()),
+        None => tail_mask(bytes, at),
     }
 }
 
-/// [`block_mask`] of the last, partial block `rest` (fewer than 64 bytes): searched in a zeroed
-/// copy, the padding's bits cleared.
+/// [`block_mask`] of the last, partial block (`bytes[at..]`, fewer than 64 bytes). A line of
+/// at least 64 bytes has its last 64 bytes searched, the mask shifted down so that bit 0 is
+/// the byte at `at` (the bytes before `at` fall off the bottom, and the top bits come in
+/// clear): no copy, which every line of a log would otherwise pay once. A shorter line is
+/// searched in a zeroed copy, the padding's bits cleared.
+#[target_feature(enable = "avx2,bmi1,bmi2")]
+#[inline(never)]
+fn tail_mask(bytes: &[u8], at: usize) -> u64 {
+    let len = bytes.len();
+    let rest = len.saturating_sub(at);
+    if rest == 0 {
+        return 0;
+    }
+    match len
+        .checked_sub(64)
+        .and_then(|start| bytes.get(start..))
+        .and_then(|b| <&[u8; 64]>::try_from(b).ok())
+    {
+        // 0 < rest < 64, so the shift is 1..=63.
+        Some(last) => mask64(last) >> (64 - rest),
+        None => short_mask(bytes.get(at..).unwrap_or_default()),
+    }
+}
+
+/// [`tail_mask`] of a line shorter than 64 bytes: `rest` searched in a zeroed copy.
 #[target_feature(enable = "avx2,bmi1,bmi2")]
 #[cold]
 #[inline(never)]
-fn partial_mask(rest: &[u8]) -> u64 {
+fn short_mask(rest: &[u8]) -> u64 {
     let mut copy = [0u8; 64];
     for (to, from) in copy.iter_mut().zip(rest) {
         *to = *from;
