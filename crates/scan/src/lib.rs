@@ -364,8 +364,10 @@ impl Parser {
         self.run(line, None, false)
     }
     /// Like [`Parser::parse`], but stops building the index once every key in `want` has been
-    /// seen at the top level; the rest is validated only. Lookups of other top-level keys may
-    /// then miss, so pass every top-level key the query reads.
+    /// seen at the top level; the rest is validated only. Before that, a top-level member
+    /// whose key is not in `want` (or repeats one already seen: the first occurrence wins) is
+    /// left off the index too, unless its value is an object or array. So lookups of
+    /// top-level keys not in `want` may miss: pass every top-level key the query reads.
     pub fn parse_until<'a>(
         &'a mut self,
         line: &'a [u8],

@@ -296,30 +296,40 @@ impl<'t> Machine<'t> {
                 }
                 At::Members => loop {
                     // At the opening quote of a key.
+                    let key = q;
                     let (end, escaped) = Self::string(bytes, q, find)?;
-                    self.key::<INDEX>(q, end, escaped);
+                    let keep = self.key::<INDEX>(key, end, escaped);
                     let colon = Self::expect(bytes, end + 1, b':')?;
                     let b;
                     (q, b) = Self::peek(bytes, colon + 1);
                     match b {
                         b'"' => {
                             let (end, escaped) = Self::string(bytes, q, find)?;
-                            self.push::<INDEX>(q, end + 1, Kind::String, escaped);
+                            if keep {
+                                self.push::<INDEX>(q, end + 1, Kind::String, escaped);
+                            }
                             q = end + 1;
                         }
                         b'{' => {
+                            if INDEX && !keep {
+                                // A container's nodes need their key before them.
+                                self.push::<true>(key, end + 1, Kind::Key, escaped);
+                            }
                             self.open::<INDEX>(q, true)?;
                             q += 1;
                             at = At::ObjectStart;
                             continue 'outer;
                         }
                         b'[' => {
+                            if INDEX && !keep {
+                                self.push::<true>(key, end + 1, Kind::Key, escaped);
+                            }
                             self.open::<INDEX>(q, false)?;
                             q += 1;
                             at = At::ArrayStart;
                             continue 'outer;
                         }
-                        _ => q = self.scalar::<INDEX>(bytes, q)?,
+                        _ => q = self.scalar::<INDEX>(bytes, q, keep)?,
                     }
                     if INDEX && self.value_done() {
                         return Ok(Some((q, At::AfterValue)));
@@ -376,7 +386,7 @@ impl<'t> Machine<'t> {
                         at = At::ArrayStart;
                     }
                     _ => {
-                        q = self.scalar::<INDEX>(bytes, q)?;
+                        q = self.scalar::<INDEX>(bytes, q, true)?;
                         at = At::AfterValue;
                     }
                 },
@@ -512,28 +522,37 @@ impl<'t> Machine<'t> {
         }
     }
 
-    /// A key from the quote at `open` to the quote at `close`.
+    /// A key from the quote at `open` to the quote at `close`; whether its member goes on the
+    /// tape (when indexing). `parse_until` leaves off the top-level members it does not want
+    /// (lookups of keys not wanted may miss, as its docs say), so that the members before
+    /// the last wanted key cost only their validation and one key check; one whose value is
+    /// an object or array still goes on, its key pushed by the caller.
     #[inline(always)]
-    fn key<const INDEX: bool>(&mut self, open: usize, close: usize, escaped: bool) {
+    fn key<const INDEX: bool>(&mut self, open: usize, close: usize, escaped: bool) -> bool {
         if !INDEX {
-            return;
+            return false;
         }
-        self.push::<true>(open, close + 1, Kind::Key, escaped);
-        if self.wanted != 0
-            && self.stack.len() == 1
-            && self
+        if self.wanted != 0 && self.stack.len() == 1 {
+            let keep = self
                 .want
                 .is_some_and(|w| w.may_hold(close - open - 1, escaped))
-        {
-            self.check_wanted(open + 1, close, escaped);
+                && self.check_wanted(open + 1, close, escaped);
+            if keep {
+                self.push::<true>(open, close + 1, Kind::Key, escaped);
+            }
+            return keep;
         }
+        self.push::<true>(open, close + 1, Kind::Key, escaped);
+        true
     }
 
-    /// A top-level key `bytes[start..end]` was read: note it if `parse_until` wants it.
+    /// A top-level key `bytes[start..end]` was read: whether `parse_until` wants it and has
+    /// not seen it before (the first occurrence is the one kept); if so, it is noted at the
+    /// tape index its node is about to get.
     #[inline(never)]
-    fn check_wanted(&mut self, start: usize, end: usize, escaped: bool) {
+    fn check_wanted(&mut self, start: usize, end: usize, escaped: bool) -> bool {
         let Some(want) = self.want else {
-            return;
+            return false;
         };
         let i = if escaped {
             self.bytes
@@ -542,16 +561,18 @@ impl<'t> Machine<'t> {
         } else {
             want.position_in(self.bytes, start, end)
         };
-        if let Some(i) = i {
-            let bit = 1u64 << i;
-            if self.wanted & bit != 0 {
-                self.pending = bit;
-                // The key's node was just pushed; the first occurrence is the one kept.
-                if let Some(slot) = self.found.get_mut(i) {
-                    *slot = (self.nodes.len() as u32).saturating_sub(1);
-                }
-            }
+        let Some(i) = i else {
+            return false;
+        };
+        let bit = 1u64 << i;
+        if self.wanted & bit == 0 {
+            return false;
         }
+        self.pending = bit;
+        if let Some(slot) = self.found.get_mut(i) {
+            *slot = self.nodes.len() as u32;
+        }
+        true
     }
 
     /// A value inside a container ended (while indexing); whether that stopped indexing: the
@@ -627,13 +648,19 @@ impl<'t> Machine<'t> {
     }
 
     /// The number or literal starting at `q`: the bytes up to the next structural byte or
-    /// blank, which must be exactly one JSON number, `true`, `false` or `null`. Its end.
+    /// blank, which must be exactly one JSON number, `true`, `false` or `null`. Its end. Its
+    /// node goes on the tape when indexing and `keep` (see [`Machine::key`]).
     ///
     /// One pass: the number grammar is matched first, then the byte after it must end the
     /// token. The error offsets are those of matching the whole token: the grammar never
     /// takes a structural byte or a blank, so it stops where the token ends or earlier.
     #[inline(always)]
-    fn scalar<const INDEX: bool>(&mut self, bytes: &[u8], q: usize) -> Result<usize, Malformed> {
+    fn scalar<const INDEX: bool>(
+        &mut self,
+        bytes: &[u8],
+        q: usize,
+        keep: bool,
+    ) -> Result<usize, Malformed> {
         let ends_at = |e: usize| bytes.get(e).is_none_or(|&b| ENDS_TOKEN[usize::from(b)]);
         let (e, kind) = if let Some(b'-' | b'0'..=b'9') = bytes.get(q) {
             let e = number::end(bytes, q).map_err(syntax)?;
@@ -655,7 +682,9 @@ impl<'t> Machine<'t> {
                 None => return Err(syntax(q)),
             }
         };
-        self.push::<INDEX>(q, e, kind, false);
+        if keep {
+            self.push::<INDEX>(q, e, kind, false);
+        }
         Ok(e)
     }
 }

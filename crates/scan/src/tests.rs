@@ -348,7 +348,39 @@ fn parse_until_stops_indexing_but_still_validates() {
             .parse_until(br#"{"Elapsedx":1,"Elapsed":2,"b":3}"#, &one)
             .unwrap();
         assert_eq!(doc.root().get("Elapsed").map(|v| v.raw()), Some("2"));
-        assert_eq!(doc.indexed(), 5);
+        // The member before it is not wanted: left off the tape (root, key, value).
+        assert_eq!(doc.indexed(), 3);
+        assert!(doc.root().get("Elapsedx").is_none());
+    }
+}
+
+#[test]
+fn parse_until_leaves_off_top_level_members_it_does_not_want() {
+    let want = KeySet::new(["Elapsed", "b"]);
+    let line = br#"{"x":1,"y":"s","z":[1,{"q":2}],"b":{"c":3},"o":{},"b":4,"Elapsed":5,"t":6}"#;
+    for s in scanners() {
+        let mut p = Parser::new(s);
+        let doc = p.parse_until(line, &want).unwrap();
+        let root = doc.root();
+        // Wanted keys, the first occurrence of each.
+        assert_eq!(root.get("Elapsed").map(|v| v.raw()), Some("5"));
+        assert_eq!(root.get("b").map(|v| v.raw()), Some(r#"{"c":3}"#));
+        assert_eq!(doc.wanted(&want, 0).flatten().map(|v| v.raw()), Some("5"));
+        assert_eq!(
+            doc.wanted(&want, 1).flatten().map(|v| v.raw()),
+            Some(r#"{"c":3}"#)
+        );
+        // Scalars and strings not wanted are left off; containers stay, with their keys.
+        assert!(root.get("x").is_none() && root.get("y").is_none());
+        assert_eq!(root.get("z").map(|v| v.raw()), Some(r#"[1,{"q":2}]"#));
+        assert_eq!(root.get("o").map(|v| v.raw()), Some("{}"));
+        let keys: Vec<&str> = root.iter().map(|(k, _)| k.raw()).collect();
+        assert_eq!(keys, ["z", "b", "o", "Elapsed"]);
+        assert_eq!(root.raw().len(), line.len());
+        // parse indexes every member.
+        let doc = p.parse(line).unwrap();
+        assert_eq!(doc.root().iter().count(), 8);
+        assert_eq!(doc.root().get("x").map(|v| v.raw()), Some("1"));
     }
 }
 
