@@ -20,9 +20,9 @@ use std::collections::{BinaryHeap, HashMap, HashSet};
 use rust_decimal::Decimal;
 
 use crate::Value;
-use crate::doc::{Doc, NoDoc, Shape};
+use crate::doc::{Doc, NoDoc};
 use crate::dsum::DecimalSum;
-use crate::eval::{Cx, Worker, eval, nearest_rank, resolve};
+use crate::eval::{Cx, Worker, eval, nearest_rank, resolve_number};
 use crate::fsum::FloatSum;
 use crate::func::AggFunc;
 use crate::plan::{AggSpec, Ex, Plan};
@@ -82,6 +82,7 @@ impl SumState {
     }
     /// Add `mantissa / 10^scale` (a Decimal's parts, or a number as [`simple_parts`] reads
     /// it, without making a Decimal of it first).
+    #[inline]
     fn add_parts(&mut self, mantissa: i128, scale: u32) {
         self.scale = self.scale.max(scale);
         self.dec.add_parts(mantissa, scale);
@@ -448,80 +449,97 @@ pub(crate) fn accumulate<'a, D: Doc<'a>>(w: &mut Worker<'_>, root: D, acc: &mut 
     if matches!(acc.inner, Inner::Empty) {
         *acc = w.plan.accumulator();
     }
-    let plan = w.plan;
     match &mut acc.inner {
         Inner::Empty => {}
         Inner::Groups(g) => {
-            let idx = if plan.group_by.is_empty() {
+            let idx = if w.plan.group_by.is_empty() {
                 0
             } else {
-                // Encode the keys without keeping them; a new group (rare) evaluates them
-                // again to own them.
-                w.key_buf.clear();
-                for ex in &plan.group_by {
-                    let v = eval(ex, root, Cx::default(), &mut w.scratch);
-                    encode_key(&v, &mut w.key_buf);
-                }
-                match g.map.get(w.key_buf.as_slice()) {
-                    Some(&i) => i,
-                    None => {
-                        let owned = plan
-                            .group_by
-                            .iter()
-                            .map(|ex| eval(ex, root, Cx::default(), &mut w.scratch).into_owned())
-                            .collect();
-                        g.map.insert(w.key_buf.as_slice().into(), g.groups.len());
-                        g.groups.push(plan.new_group(owned));
-                        g.groups.len() - 1
-                    }
-                }
+                group_index(w, root, g)
             };
-            let group = &mut g.groups[idx];
-            for (state, spec) in group.states.iter_mut().zip(&plan.aggs) {
-                match (&spec.arg, state) {
-                    // The sum of a property: its number goes in without becoming a value
-                    // first. Anything else (a string, null, absent) a sum passes over, as
-                    // `update` does.
-                    (Some(Ex::Path(path)), AggState::Sum(s) | AggState::Avg(s)) => {
-                        if let Some(node) = resolve(root, path)
-                            && let Shape::Number(raw) = node.shape()
-                        {
-                            if let Some((mantissa, scale)) = simple_parts(raw) {
-                                s.add_parts(i128::from(mantissa), scale);
-                            } else if let Some(n) = parse_number(raw) {
-                                s.add(n);
-                            }
-                        }
-                    }
-                    (None, state) => state.update(None, &mut w.key_buf),
-                    (Some(ex), state) => {
-                        let v = eval(ex, root, Cx::default(), &mut w.scratch);
-                        state.update(Some(&v), &mut w.key_buf);
-                    }
-                }
+            if let Some(group) = g.groups.get_mut(idx) {
+                fold_group(w, root, group);
             }
         }
-        Inner::Rows(r) => {
-            let seq = r.next_seq;
-            r.next_seq += 1;
-            let d = plan.dirs;
-            if !wants(w, root, r, d) {
-                return;
-            }
-            let keys = plan
-                .order
+        Inner::Rows(r) => keep_row(w, root, r),
+    }
+}
+
+/// The index of this line's group, made when it is new.
+#[inline(never)]
+fn group_index<'a, D: Doc<'a>>(w: &mut Worker<'_>, root: D, g: &mut Groups) -> usize {
+    let plan = w.plan;
+    // Encode the keys without keeping them; a new group (rare) evaluates them again to own
+    // them.
+    w.key_buf.clear();
+    for ex in &plan.group_by {
+        let v = eval(ex, root, Cx::default(), &mut w.scratch);
+        encode_key(&v, &mut w.key_buf);
+    }
+    match g.map.get(w.key_buf.as_slice()) {
+        Some(&i) => i,
+        None => {
+            let owned = plan
+                .group_by
                 .iter()
-                .map(|(ex, _)| eval(ex, root, Cx::default(), &mut w.scratch).into_owned())
+                .map(|ex| eval(ex, root, Cx::default(), &mut w.scratch).into_owned())
                 .collect();
-            let mut row = Vec::with_capacity(plan.columns.len().max(1));
-            w.project(root, &mut row);
-            let row = row.into_iter().map(Value::into_owned).collect();
-            r.push(Kept {
-                keys,
-                seq,
-                row,
-                dirs: d,
-            });
+            g.map.insert(w.key_buf.as_slice().into(), g.groups.len());
+            g.groups.push(plan.new_group(owned));
+            g.groups.len() - 1
         }
     }
+}
+
+/// Fold this line into its group's aggregates. Kept small (the whole per-line work of
+/// `count(*)` or `sum(Elapsed)`), the rest of [`accumulate`] out of its way.
+#[inline]
+fn fold_group<'a, D: Doc<'a>>(w: &mut Worker<'_>, root: D, group: &mut Group) {
+    for (state, spec) in group.states.iter_mut().zip(&w.plan.aggs) {
+        match (&spec.arg, state) {
+            (None, AggState::Count(n)) => *n += 1,
+            // The sum of a property: its number goes in without becoming a value first.
+            // Anything else (a string, null, absent) a sum passes over, as `update` does.
+            (Some(Ex::Path(path)), AggState::Sum(s) | AggState::Avg(s)) => {
+                if let Some(raw) = resolve_number(root, path) {
+                    if let Some((mantissa, scale)) = simple_parts(raw) {
+                        s.add_parts(i128::from(mantissa), scale);
+                    } else if let Some(n) = parse_number(raw) {
+                        s.add(n);
+                    }
+                }
+            }
+            (None, state) => state.update(None, &mut w.key_buf),
+            (Some(ex), state) => {
+                let v = eval(ex, root, Cx::default(), &mut w.scratch);
+                state.update(Some(&v), &mut w.key_buf);
+            }
+        }
+    }
+}
+
+/// Keep this line's row for `order by`, when it can still be among the rows kept.
+#[inline(never)]
+fn keep_row<'a, D: Doc<'a>>(w: &mut Worker<'_>, root: D, r: &mut Rows) {
+    let plan = w.plan;
+    let seq = r.next_seq;
+    r.next_seq += 1;
+    let d = plan.dirs;
+    if !wants(w, root, r, d) {
+        return;
+    }
+    let keys = plan
+        .order
+        .iter()
+        .map(|(ex, _)| eval(ex, root, Cx::default(), &mut w.scratch).into_owned())
+        .collect();
+    let mut row = Vec::with_capacity(plan.columns.len().max(1));
+    w.project(root, &mut row);
+    let row = row.into_iter().map(Value::into_owned).collect();
+    r.push(Kept {
+        keys,
+        seq,
+        row,
+        dirs: d,
+    });
 }

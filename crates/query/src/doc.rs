@@ -50,10 +50,22 @@ pub trait Doc<'a>: Copy {
         let _ = slot;
         self.get(key)
     }
+    /// [`Doc::top`]'s value as [`Doc::number`] gives it: the text of a top-level number.
+    fn top_number(self, key: &str, slot: usize) -> Option<&'a str> {
+        self.top(key, slot).and_then(Doc::number)
+    }
     /// Element `i`; `None` when out of range or when this is not an array.
     fn index(self, i: usize) -> Option<Self::Node>;
     /// What this value is.
     fn shape(self) -> Shape<'a>;
+    /// The text of this value if it is a number ([`Shape::Number`]): what a sum reads, without
+    /// the rest of [`Doc::shape`] (a string's unescaping, say).
+    fn number(self) -> Option<&'a str> {
+        match self.shape() {
+            Shape::Number(raw) => Some(raw),
+            _ => None,
+        }
+    }
     /// This value's JSON text.
     fn raw(self) -> Cow<'a, str>;
     /// For a line's root: what `select *` writes, the whole line as read (blanks around the
@@ -95,6 +107,13 @@ impl<'a> Doc<'a> for ndq_scan::Value<'a> {
             ndq_scan::Value::Object(_) => Shape::Object,
         }
     }
+    #[inline]
+    fn number(self) -> Option<&'a str> {
+        match self {
+            ndq_scan::Value::Number(n) => Some(n.raw()),
+            _ => None,
+        }
+    }
     fn raw(self) -> Cow<'a, str> {
         Cow::Borrowed(ndq_scan::Value::raw(&self))
     }
@@ -120,6 +139,14 @@ impl<'a> Doc<'a> for Scanned<'a> {
         match self.doc.wanted(self.keys, slot) {
             Some(found) => found,
             None => self.get(key),
+        }
+    }
+    #[inline]
+    fn top_number(self, key: &str, slot: usize) -> Option<&'a str> {
+        match self.doc.wanted(self.keys, slot) {
+            Some(Some(ndq_scan::Value::Number(n))) => Some(n.raw()),
+            Some(_) => None,
+            None => self.get(key).and_then(Doc::number),
         }
     }
     fn index(self, i: usize) -> Option<ndq_scan::Value<'a>> {

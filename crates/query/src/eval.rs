@@ -118,6 +118,7 @@ impl<'p> Worker<'p> {
 }
 
 /// Follow a property path from the root.
+#[inline]
 pub(crate) fn resolve<'a, D: Doc<'a>>(root: D, path: &Path) -> Option<D::Node> {
     let (first, rest) = path.segs.split_first()?;
     let Seg::Key(k) = first else {
@@ -131,6 +132,15 @@ pub(crate) fn resolve<'a, D: Doc<'a>>(root: D, path: &Path) -> Option<D::Node> {
         };
     }
     Some(n)
+}
+
+/// [`resolve`], then the value's text if it is a number ([`Doc::number`]).
+#[inline]
+pub(crate) fn resolve_number<'a, D: Doc<'a>>(root: D, path: &Path) -> Option<&'a str> {
+    match &*path.segs {
+        [Seg::Key(k)] => root.top_number(k, path.slot),
+        _ => resolve(root, path).and_then(Doc::number),
+    }
 }
 
 /// A document value as an evaluation value (numbers parsed, strings unescaped).
