@@ -518,6 +518,7 @@ impl<'a> Document<'a> {
     /// the members or comparing keys, since the scanner noted where each wanted key first
     /// appeared. `None` when the document cannot tell: scanned without `set` (or a clone of
     /// it), with a set of more than 64 keys, or `i` out of range; then ask `root().get`.
+    #[inline]
     pub fn wanted(&self, set: &KeySet, i: usize) -> Option<Option<Value<'a>>> {
         if set.id != self.found_set {
             return None;
@@ -553,12 +554,15 @@ impl fmt::Debug for At<'_> {
 }
 
 impl<'a> At<'a> {
+    #[inline]
     fn new(line: &'a str, nodes: &'a [Node], index: usize) -> At<'a> {
         At { line, nodes, index }
     }
+    #[inline]
     fn node(&self) -> Node {
         self.nodes.get(self.index).copied().unwrap_or(Node::EMPTY)
     }
+    #[inline]
     fn raw(&self) -> &'a str {
         let n = self.node();
         self.line
@@ -572,6 +576,7 @@ impl<'a> At<'a> {
     fn at(&self, index: usize) -> At<'a> {
         At::new(self.line, self.nodes, index)
     }
+    #[inline]
     fn value(&self) -> Value<'a> {
         let node = self.node();
         match node.kind {
