@@ -140,6 +140,7 @@ struct How<'w> {
 /// Evaluate one parsed line (the same for both engines): count a hit, and write the line,
 /// format or keep its row, or fold it into the chunk's accumulator. `matched` is `where`'s
 /// answer when the caller already has it (`None`: evaluate it here).
+#[inline]
 fn eval<'a, D: Doc<'a>>(
     how: &How<'_>,
     worker: &mut Worker<'_>,
