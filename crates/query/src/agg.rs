@@ -497,6 +497,8 @@ fn group_index<'a, D: Doc<'a>>(w: &mut Worker<'_>, root: D, g: &mut Groups) -> u
 fn fold_group<'a, D: Doc<'a>>(w: &mut Worker<'_>, root: D, group: &mut Group) {
     for (state, spec) in group.states.iter_mut().zip(&w.plan.aggs) {
         match (&spec.arg, state) {
+            // What `update` does for `count(*)`, here so that the commonest aggregate is not
+            // a call (`update` is not inlined): 0.5% of `count(*)`'s instructions.
             (None, AggState::Count(n)) => *n += 1,
             // The sum of a property: its number goes in without becoming a value first.
             // Anything else (a string, null, absent) a sum passes over, as `update` does.

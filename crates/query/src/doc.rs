@@ -141,6 +141,9 @@ impl<'a> Doc<'a> for Scanned<'a> {
             None => self.get(key),
         }
     }
+    // Not the default (`top`, then `number`): matching the number inside `wanted`'s answer
+    // spares `sum` a copy of the whole value (measured: the default costs `sum(Elapsed)`
+    // 0.7% more instructions and 1.8% more time).
     #[inline]
     fn top_number(self, key: &str, slot: usize) -> Option<&'a str> {
         match self.doc.wanted(self.keys, slot) {
