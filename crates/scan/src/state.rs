@@ -8,18 +8,25 @@
 //!
 //! The grammar is run as a loop over a few resume points, with an explicit stack of open
 //! containers (so nesting costs heap, not call stack, and is capped at [`DEPTH_LIMIT`]).
-//! The members of an object are read in an inner loop, so the common sequence of a log line,
-//! `"key":"value","key":1,...`, runs through straight-line code whose branches the CPU
-//! predicts well:
+//! The members of an object and the elements of an array are read in inner loops, so the
+//! common sequences of a log line, `"key":"value","key":1,...`, `{"key":` and `},"key":`,
+//! run through straight-line code whose branches the CPU predicts well, and only a `[`, a
+//! `]` or a `}` whose parent is an array goes back through the dispatch on the resume point:
 //!
 //! ```text
 //! skip blanks; '{' opens the root (else NotAnObject)
 //! ObjectStart: skip blanks; '"' -> Members | '}' -> close | else error
 //! Members:     loop { key string; blanks ':' blanks; value:
-//!                       '"' string | number or literal | '{' -> ObjectStart | '[' -> ArrayStart
-//!                     blanks; ',' blanks '"' -> next member | '}' -> close | else error }
+//!                       '"' string | number or literal | '[' -> ArrayStart
+//!                       '{' -> (blanks '"': next turn, the nested object's first key;
+//!                               else ObjectStart)
+//!                     blanks; ',' blanks '"' -> next member
+//!                     '}' -> close; (blanks ',' in an object: blanks '"', next turn, the
+//!                            parent's next member; else AfterValue)
+//!                     else error }
 //! ArrayStart:  skip blanks; ']' -> close | else Value
-//! Value:       '"' string | '{' -> ObjectStart | '[' -> ArrayStart | number or literal
+//! Value:       loop { '"' string | number or literal | '{' -> ObjectStart | '[' -> ArrayStart
+//!                     blanks; ',' blanks -> next turn | else AfterValue }
 //! AfterValue:  skip blanks; ',' -> (object: '"' -> Members, array: Value) | '}' / ']' close
 //! close:       the bracket must match the open container; closing the root ends the loop,
 //!              after which only blanks may follow (else TrailingCharacters)
@@ -279,117 +286,156 @@ impl<'t> Machine<'t> {
         let bytes = self.bytes;
         'outer: loop {
             match at {
-                At::ObjectStart => {
-                    let b;
-                    (q, b) = Self::peek(bytes, q);
-                    match b {
-                        b'"' => at = At::Members,
-                        b'}' => {
-                            if self.close::<INDEX>(q, true)? {
+                // An object's members, from just after its `{` (ObjectStart) or at the opening
+                // quote of a key (Members). One arm: a `{` and its first key, and a `}` and
+                // its parent's next key, go on in the inner loop instead of through this
+                // dispatch.
+                At::ObjectStart | At::Members => {
+                    if at == At::ObjectStart {
+                        let b;
+                        (q, b) = Self::peek(bytes, q);
+                        match b {
+                            b'"' => {}
+                            b'}' => {
+                                if self.close::<INDEX>(q, true)? {
+                                    break;
+                                }
+                                q += 1;
+                                at = At::AfterValue;
+                                continue;
+                            }
+                            _ => return Err(syntax(q)),
+                        }
+                    }
+                    loop {
+                        // At the opening quote of a key.
+                        let key = q;
+                        let (end, escaped) = Self::string(bytes, q, find)?;
+                        let keep = self.key::<INDEX>(key, end, escaped);
+                        let colon = Self::expect(bytes, end + 1, b':')?;
+                        let b;
+                        (q, b) = Self::peek(bytes, colon + 1);
+                        match b {
+                            b'"' => {
+                                let (end, escaped) = Self::string(bytes, q, find)?;
+                                if keep {
+                                    self.push::<INDEX>(q, end + 1, Kind::String, escaped);
+                                }
+                                q = end + 1;
+                            }
+                            b'{' => {
+                                if INDEX && !keep {
+                                    // A container's nodes need their key before them.
+                                    self.push::<true>(key, end + 1, Kind::Key, escaped);
+                                }
+                                self.open::<INDEX>(q, true)?;
+                                let (first, b) = Self::peek(bytes, q + 1);
+                                if b == b'"' {
+                                    // The nested object's first key: its members here.
+                                    q = first;
+                                    continue;
+                                }
+                                q += 1;
+                                at = At::ObjectStart;
+                                continue 'outer;
+                            }
+                            b'[' => {
+                                if INDEX && !keep {
+                                    self.push::<true>(key, end + 1, Kind::Key, escaped);
+                                }
+                                self.open::<INDEX>(q, false)?;
+                                q += 1;
+                                at = At::ArrayStart;
+                                continue 'outer;
+                            }
+                            _ => q = self.scalar::<INDEX>(bytes, q, keep)?,
+                        }
+                        if INDEX && self.value_done() {
+                            return Ok(Some((q, At::AfterValue)));
+                        }
+                        // Minified: the next member at once.
+                        if bytes.get(q) == Some(&b',') {
+                            q = Self::expect(bytes, q + 1, b'"')?;
+                            continue;
+                        }
+                        let b;
+                        (q, b) = Self::peek(bytes, q);
+                        match b {
+                            b',' => q = Self::expect(bytes, q + 1, b'"')?,
+                            b'}' => {
+                                if self.close::<INDEX>(q, true)? {
+                                    break 'outer;
+                                }
+                                q += 1;
+                                if INDEX && !self.indexing {
+                                    // A top-level object value closed with the last wanted
+                                    // key.
+                                    return Ok(Some((q, At::AfterValue)));
+                                }
+                                // The parent object's next member, here; anything else (an
+                                // array's next element, a close, an error) after the
+                                // dispatch.
+                                let (comma, b) = Self::peek(bytes, q);
+                                if b == b',' && self.stack.last().is_some_and(|f| f.object) {
+                                    q = Self::expect(bytes, comma + 1, b'"')?;
+                                    continue;
+                                }
+                                at = At::AfterValue;
+                                continue 'outer;
+                            }
+                            _ => return Err(syntax(q)),
+                        }
+                    }
+                }
+                // An array's elements, from just after its `[` (ArrayStart) or at the first
+                // byte of an element (Value, blanks skipped). Strings and scalars go on in the
+                // inner loop; a nested container, the array's end and errors go through the
+                // dispatch.
+                At::ArrayStart | At::Value => {
+                    if at == At::ArrayStart {
+                        let b;
+                        (q, b) = Self::peek(bytes, q);
+                        if b == b']' {
+                            if self.close::<INDEX>(q, false)? {
                                 break;
                             }
                             q += 1;
                             at = At::AfterValue;
+                            continue;
                         }
-                        _ => return Err(syntax(q)),
                     }
-                }
-                At::Members => loop {
-                    // At the opening quote of a key.
-                    let key = q;
-                    let (end, escaped) = Self::string(bytes, q, find)?;
-                    let keep = self.key::<INDEX>(key, end, escaped);
-                    let colon = Self::expect(bytes, end + 1, b':')?;
-                    let b;
-                    (q, b) = Self::peek(bytes, colon + 1);
-                    match b {
-                        b'"' => {
-                            let (end, escaped) = Self::string(bytes, q, find)?;
-                            if keep {
+                    loop {
+                        match bytes.get(q) {
+                            Some(b'"') => {
+                                let (end, escaped) = Self::string(bytes, q, find)?;
                                 self.push::<INDEX>(q, end + 1, Kind::String, escaped);
+                                q = end + 1;
                             }
-                            q = end + 1;
+                            Some(b'{') => {
+                                self.open::<INDEX>(q, true)?;
+                                q += 1;
+                                at = At::ObjectStart;
+                                continue 'outer;
+                            }
+                            Some(b'[') => {
+                                self.open::<INDEX>(q, false)?;
+                                q += 1;
+                                at = At::ArrayStart;
+                                continue 'outer;
+                            }
+                            _ => q = self.scalar::<INDEX>(bytes, q, true)?,
                         }
-                        b'{' => {
-                            if INDEX && !keep {
-                                // A container's nodes need their key before them.
-                                self.push::<true>(key, end + 1, Kind::Key, escaped);
-                            }
-                            self.open::<INDEX>(q, true)?;
-                            q += 1;
-                            at = At::ObjectStart;
-                            continue 'outer;
-                        }
-                        b'[' => {
-                            if INDEX && !keep {
-                                self.push::<true>(key, end + 1, Kind::Key, escaped);
-                            }
-                            self.open::<INDEX>(q, false)?;
-                            q += 1;
-                            at = At::ArrayStart;
-                            continue 'outer;
-                        }
-                        _ => q = self.scalar::<INDEX>(bytes, q, keep)?,
-                    }
-                    if INDEX && self.value_done() {
-                        return Ok(Some((q, At::AfterValue)));
-                    }
-                    // Minified: the next member at once.
-                    if bytes.get(q) == Some(&b',') {
-                        q = Self::expect(bytes, q + 1, b'"')?;
-                        continue;
-                    }
-                    let b;
-                    (q, b) = Self::peek(bytes, q);
-                    match b {
-                        b',' => q = Self::expect(bytes, q + 1, b'"')?,
-                        b'}' => {
-                            if self.close::<INDEX>(q, true)? {
-                                break 'outer;
-                            }
-                            q += 1;
+                        // After an element (never the end of a top-level value: it is
+                        // inside an array).
+                        let b;
+                        (q, b) = Self::peek(bytes, q);
+                        if b != b',' {
                             at = At::AfterValue;
                             continue 'outer;
                         }
-                        _ => return Err(syntax(q)),
-                    }
-                },
-                At::ArrayStart => {
-                    let b;
-                    (q, b) = Self::peek(bytes, q);
-                    if b == b']' {
-                        if self.close::<INDEX>(q, false)? {
-                            break;
-                        }
-                        q += 1;
-                        at = At::AfterValue;
-                    } else {
-                        at = At::Value;
+                        (q, _) = Self::peek(bytes, q + 1);
                     }
                 }
-                At::Value => match bytes.get(q) {
-                    Some(b'"') => {
-                        let (end, escaped) = Self::string(bytes, q, find)?;
-                        self.push::<INDEX>(q, end + 1, Kind::String, escaped);
-                        q = end + 1;
-                        // Inside an array: never the end of a top-level value.
-                        at = At::AfterValue;
-                    }
-                    Some(b'{') => {
-                        self.open::<INDEX>(q, true)?;
-                        q += 1;
-                        at = At::ObjectStart;
-                    }
-                    Some(b'[') => {
-                        self.open::<INDEX>(q, false)?;
-                        q += 1;
-                        at = At::ArrayStart;
-                    }
-                    _ => {
-                        q = self.scalar::<INDEX>(bytes, q, true)?;
-                        at = At::AfterValue;
-                    }
-                },
                 At::AfterValue => {
                     if INDEX && !self.indexing {
                         // A top-level container value closed with the last wanted key.

@@ -51,6 +51,9 @@ fn accepts_valid_lines() {
         "{\"é\":\"ü\u{7f}\"}",
         r#"{"a":1,"a":2}"#,
         "{ \"a\" : 1 , \"b\" : [ 1 , 2 ] }",
+        // A `}` or `]` and what follows it in the parent, minified and not.
+        r#"{"a":{"b":{"c":1},"d":2},"e":[{"f":[]},{},[1,"x"]],"g":{}}"#,
+        "{\"a\":{ \"b\":1 } , \"c\":[ 1 , \"x\" , {\"d\":[ ]} ] ,\"e\":{\n}}",
     ] {
         accepts(line);
     }
@@ -100,6 +103,22 @@ fn rejects_with_offset_and_reason() {
         (r#"{1:2}"#, 1, Syntax),
         (r#"{"a"::1}"#, 5, Syntax),
         (r#"{,}"#, 1, Syntax),
+        // After a nested object's `}` (its parent's next member is read on the spot).
+        (r#"{"a":{"b":1} "c":2}"#, 13, Syntax),
+        (r#"{"a":{"b":1},}"#, 13, Syntax),
+        (r#"{"a":{"b":1}, 2}"#, 14, Syntax),
+        (r#"{"a":{"b":1},,"c":2}"#, 13, Syntax),
+        (r#"{"a":{"b":1}]"#, 12, Syntax),
+        (r#"{"a":[{"b":1}}"#, 13, Syntax),
+        (r#"{"a":{1:2}}"#, 6, Syntax),
+        (r#"{"a":{,}}"#, 6, Syntax),
+        (r#"{"a":{"b":1}"#, 12, Syntax),
+        // Between array elements.
+        (r#"{"a":["x" "y"]}"#, 10, Syntax),
+        (r#"{"a":["x",]}"#, 10, Syntax),
+        (r#"{"a":[1 , ]}"#, 10, Syntax),
+        (r#"{"a":["x"}"#, 9, Syntax),
+        (r#"{"a":[1,"x""#, 11, Syntax),
     ];
     for &(line, offset, reason) in cases {
         rejects(line, offset, reason);
