@@ -10,8 +10,8 @@
 //! containers (so nesting costs heap, not call stack, and is capped at [`DEPTH_LIMIT`]).
 //! The members of an object and the elements of an array are read in inner loops, so the
 //! common sequences of a log line, `"key":"value","key":1,...`, `{"key":` and `},"key":`,
-//! run through straight-line code whose branches the CPU predicts well, and only a `[`, a
-//! `]` or a `}` whose parent is an array goes back through the dispatch on the resume point:
+//! run through straight-line code whose branches the CPU predicts well; only a `[`, a `]`,
+//! and an object inside an array go back through the dispatch on the resume point:
 //!
 //! ```text
 //! skip blanks; '{' opens the root (else NotAnObject)
