@@ -11,7 +11,9 @@
 //! The members of an object and the elements of an array are read in inner loops, so the
 //! common sequences of a log line, `"key":"value","key":1,...`, `{"key":` and `},"key":`,
 //! run through straight-line code whose branches the CPU predicts well; only a `[`, a `]`,
-//! and an object inside an array go back through the dispatch on the resume point:
+//! an object inside an array, an empty object, and a `}` not followed by its parent
+//! object's next member (`}}`, `}]`, an object in an array) go back through the dispatch
+//! on the resume point:
 //!
 //! ```text
 //! skip blanks; '{' opens the root (else NotAnObject)
