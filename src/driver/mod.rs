@@ -110,12 +110,11 @@ impl RunOptions {
 
 /// Default bytes per mapped window (a stream's blocks are a quarter of it).
 ///
-/// 64 MiB rather than 32: each window costs a run a fixed few hundred microseconds on two
-/// threads, and halving their number made every query of issue 6 about 2-2.5% faster over
-/// the 1 GiB file in paired runs (128 and 256 MiB gained no more; 16 MiB was 5% slower).
-/// Where that cost goes is not pinned down: the CPU time stayed the same (the wall time fell),
-/// but neither a pipeline that kept the workers busy across windows nor windows aligned to
-/// 2 MiB pages (a quarter fewer page faults) gained anything. A mapped window's pages are
+/// 64 MiB rather than 32: it made every query of issue 6 about 2-2.5% faster over the 1 GiB
+/// file in paired runs (128 and 256 MiB gained no more than 64; 16 MiB was 5% slower than
+/// 32). Why is not pinned down: the CPU time stayed the same (the wall time fell), but
+/// neither a pipeline that kept the workers busy across windows nor windows aligned to 2 MiB
+/// pages (a quarter fewer page faults) gained anything. A mapped window's pages are
 /// the page cache's, so the price is only in the resident set reported (see the README).
 pub const WINDOW: usize = 64 << 20;
 
