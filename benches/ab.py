@@ -17,6 +17,19 @@ import sys
 import time
 
 
+def run(binary: str, extra: list[str], query: str, path: str) -> tuple[float, str]:
+    """One run of `binary [extra] -o raw query path`: its wall time in seconds, and the first
+    8 hex digits of its output's md5."""
+    start = time.perf_counter()
+    done = subprocess.run(
+        [binary, *extra, "-o", "raw", query, path],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        check=True,
+    )
+    return time.perf_counter() - start, hashlib.md5(done.stdout).hexdigest()[:8]
+
+
 def main() -> None:
     if len(sys.argv) < 5:
         sys.exit(__doc__)
@@ -26,15 +39,9 @@ def main() -> None:
     outputs = {b: set() for b in binaries}
     for i in range(runs):
         for b in binaries if i % 2 == 0 else binaries[::-1]:
-            start = time.perf_counter()
-            done = subprocess.run(
-                [b, *extra, "-o", "raw", query, path],
-                stdout=subprocess.PIPE,
-                stderr=subprocess.DEVNULL,
-                check=True,
-            )
-            times[b].append((time.perf_counter() - start) * 1000)
-            outputs[b].add(hashlib.md5(done.stdout).hexdigest()[:8])
+            seconds, output = run(b, extra, query, path)
+            times[b].append(seconds * 1000)
+            outputs[b].add(output)
     for b in binaries:
         print(
             f"{b}: median {statistics.median(times[b]):.1f} ms, min {min(times[b]):.1f} ms, "
