@@ -104,49 +104,17 @@ pub(crate) fn parse_number(s: &str) -> Option<Num> {
 }
 
 /// The common case on the hot path: `-?digits[.digits]` of at most 18 characters after the
-/// sign, so the mantissa fits an i64 and the scale is at most 17. `None` for anything else
+/// sign, so the mantissa fits an i64 and the scale is at most 16. `None` for anything else
 /// (the general parser decides).
 fn parse_simple(s: &str) -> Option<Num> {
     simple_parts(s).map(|(m, scale)| Num::Dec(Decimal::new(m, scale)))
 }
 
-/// [`parse_simple`]'s number as its mantissa and scale (`-12.50` is `(-1250, 2)`).
+/// [`parse_simple`]'s number as its mantissa and scale (`-12.50` is `(-1250, 2)`): the
+/// scanner's own fast path, so a number reads the same in the engine as through
+/// `Number::to_decimal`.
 pub(crate) fn simple_parts(s: impl AsRef<[u8]>) -> Option<(i64, u32)> {
-    let (neg, b) = match s.as_ref() {
-        [b'-', rest @ ..] => (true, rest),
-        all => (false, all),
-    };
-    if b.len() > 18 {
-        return None;
-    }
-    // The integer digits, then (after a '.') the fraction's, into one mantissa: at most 18
-    // digits, so it fits an i64.
-    let mut m = 0i64;
-    let digits = |from: usize, m: &mut i64| {
-        let mut i = from;
-        while let Some(d) = b.get(i).map(|c| c.wrapping_sub(b'0')).filter(|&d| d <= 9) {
-            *m = *m * 10 + i64::from(d);
-            i += 1;
-        }
-        i
-    };
-    let int_end = digits(0, &mut m);
-    if int_end == 0 {
-        return None;
-    }
-    let scale = match b.get(int_end) {
-        None => 0,
-        Some(b'.') => {
-            let end = digits(int_end + 1, &mut m);
-            if end != b.len() || end == int_end + 1 {
-                return None;
-            }
-            end - int_end - 1
-        }
-        Some(_) => return None,
-    };
-    // Cast: scale < 18.
-    Some((if neg { -m } else { m }, scale as u32))
+    ndq_scan::decimal_parts(s.as_ref())
 }
 
 /// 10^0 ..= 10^18: the powers of ten an i64 holds.

@@ -56,6 +56,7 @@ use std::borrow::Cow;
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+pub use number::decimal_parts;
 pub use rust_decimal::Decimal;
 pub use state::DEPTH_LIMIT;
 

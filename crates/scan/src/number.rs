@@ -78,8 +78,65 @@ const POW10: [u128; 39] = {
     t
 };
 
+/// The mantissa and scale of a plain decimal, `-?[0-9]+(\.[0-9]+)?` with at most 18
+/// characters after the sign (`-12.50` is `(-1250, 2)`): at most 18 digits, so the mantissa
+/// fits an `i64`, and the scale is at most 16. `None` for any other text, which is then not
+/// necessarily not a number (`1e3`, a longer one).
+///
+/// Log numbers (`Elapsed`, `StatusCode`, a price) are almost always of this form, so this is
+/// the fast path of [`Number::to_decimal`](crate::Number::to_decimal), and ndq's engine reads
+/// and compares such numbers through it without building a `Decimal`. Leading zeros are
+/// taken (`007` is 7): the scanner never hands over such a number, and a caller reading other
+/// text gets the value `Decimal`'s own parser gives.
+#[inline]
+pub fn decimal_parts(text: &[u8]) -> Option<(i64, u32)> {
+    let (neg, b) = match text {
+        [b'-', rest @ ..] => (true, rest),
+        all => (false, all),
+    };
+    if b.len() > 18 {
+        return None;
+    }
+    // The integer digits, then (after a '.') the fraction's, into one mantissa.
+    let mut m = 0i64;
+    let digits = |from: usize, m: &mut i64| {
+        let mut i = from;
+        while let Some(d) = b.get(i).map(|c| c.wrapping_sub(b'0')).filter(|&d| d <= 9) {
+            *m = *m * 10 + i64::from(d);
+            i += 1;
+        }
+        i
+    };
+    let int_end = digits(0, &mut m);
+    if int_end == 0 {
+        return None;
+    }
+    let scale = match b.get(int_end) {
+        None => 0,
+        Some(b'.') => {
+            let end = digits(int_end + 1, &mut m);
+            if end != b.len() || end == int_end + 1 {
+                return None;
+            }
+            end - int_end - 1
+        }
+        Some(_) => return None,
+    };
+    // Cast: scale < 18.
+    Some((if neg { -m } else { m }, scale as u32))
+}
+
 /// The exact Decimal of a valid JSON number, or `None` (see the module docs).
 pub(crate) fn to_decimal(b: &[u8]) -> Option<Decimal> {
+    if let Some((m, scale)) = decimal_parts(b) {
+        // The scale is at most 16, so this never fails.
+        return Decimal::try_new(m, scale).ok();
+    }
+    general_decimal(b)
+}
+
+/// [`to_decimal`] of any valid JSON number: exponents, and up to 29 significant digits.
+pub(crate) fn general_decimal(b: &[u8]) -> Option<Decimal> {
     let (neg, rest) = match b.split_first() {
         Some((b'-', rest)) => (true, rest),
         _ => (false, b),

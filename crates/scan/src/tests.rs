@@ -260,6 +260,26 @@ fn numbers_to_decimal_match_from_str() {
     }
 }
 
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(4096))]
+
+    /// The fast path for plain decimals gives exactly what the general path gives (value and
+    /// scale), and takes every plain JSON number of up to 18 characters after the sign.
+    #[test]
+    fn plain_decimals_fast_path_matches_general(text in "-?(0|[1-9][0-9]{0,19})(\\.[0-9]{1,19})?") {
+        let body = text.strip_prefix('-').unwrap_or(&text);
+        let fast = number::decimal_parts(text.as_bytes());
+        proptest::prop_assert_eq!(fast.is_some(), body.len() <= 18, "{}", text);
+        let got = number::to_decimal(text.as_bytes());
+        let general = number::general_decimal(text.as_bytes());
+        proptest::prop_assert_eq!(got, general, "{}", text);
+        proptest::prop_assert_eq!(got.map(|d| d.scale()), general.map(|d| d.scale()), "{}", text);
+        if let Some((m, scale)) = fast {
+            proptest::prop_assert_eq!(Some(Decimal::new(m, scale)), got, "{}", text);
+        }
+    }
+}
+
 #[test]
 fn numbers_with_exponents_and_limits() {
     let d = |t: &str| number::to_decimal(t.as_bytes());
