@@ -665,6 +665,10 @@ impl<'a> Number<'a> {
     /// 28 but whose value fits is still returned exactly, with trailing zeros dropped:
     /// `1.000000000000000000000000000000` (30 zeros) gives `1` with scale 28. `1e-29` and
     /// 30-significant-digit numbers give `None`.
+    ///
+    /// A plain number, `-?[0-9]+(\.[0-9]+)?` of at most 18 characters after the sign (what
+    /// log numbers almost always are), is read as one `i64` mantissa ([`decimal_parts`]);
+    /// only others take the general path, with the same answers.
     pub fn to_decimal(&self) -> Option<Decimal> {
         number::to_decimal(self.raw.as_bytes())
     }
