@@ -17,6 +17,7 @@
 use std::borrow::Cow;
 use std::collections::{BinaryHeap, HashMap, HashSet};
 
+use ndq_scan::decimal_parts;
 use rust_decimal::Decimal;
 
 use crate::Value;
@@ -26,7 +27,7 @@ use crate::eval::{Cx, Worker, eval, nearest_rank, resolve_number};
 use crate::fsum::FloatSum;
 use crate::func::AggFunc;
 use crate::plan::{AggSpec, Ex, Plan};
-use crate::value::{Num, Val, encode_key, parse_number, simple_parts, total_cmp};
+use crate::value::{Num, Val, encode_key, parse_number, total_cmp};
 
 /// Partial results of a [`crate::Kind::Collect`] query over some lines; mergeable.
 #[derive(Debug, Default)]
@@ -80,7 +81,7 @@ impl SumState {
             }
         }
     }
-    /// Add `mantissa / 10^scale` (a Decimal's parts, or a number as [`simple_parts`] reads
+    /// Add `mantissa / 10^scale` (a Decimal's parts, or a number as [`decimal_parts`] reads
     /// it, without making a Decimal of it first).
     #[inline]
     fn add_parts(&mut self, mantissa: i128, scale: u32) {
@@ -504,7 +505,7 @@ fn fold_group<'a, D: Doc<'a>>(w: &mut Worker<'_>, root: D, group: &mut Group) {
             // Anything else (a string, null, absent) a sum passes over, as `update` does.
             (Some(Ex::Path(path)), AggState::Sum(s) | AggState::Avg(s)) => {
                 if let Some(raw) = resolve_number(root, path) {
-                    if let Some((mantissa, scale)) = simple_parts(raw) {
+                    if let Some((mantissa, scale)) = decimal_parts(raw.as_bytes()) {
                         s.add_parts(i128::from(mantissa), scale);
                     } else if let Some(n) = parse_number(raw) {
                         s.add(n);

@@ -9,6 +9,7 @@
 use std::borrow::Cow;
 use std::cmp::Ordering;
 
+use ndq_scan::decimal_parts;
 use rust_decimal::Decimal;
 use rust_decimal::prelude::ToPrimitive;
 
@@ -18,7 +19,7 @@ use crate::doc::{Doc, Shape};
 use crate::func::{self, Like};
 use crate::parse::{BinOp, Seg};
 use crate::plan::{Ex, Path, Pattern, Plan};
-use crate::value::{Num, Val, cmp_parts, compare, parse_number, simple_parts};
+use crate::value::{Num, Val, cmp_parts, compare, parse_number};
 
 /// Group keys and finished aggregates, for per-group expressions.
 #[derive(Clone, Copy, Default)]
@@ -267,7 +268,7 @@ fn cmp_path_number<'x, 'a: 'x, D: Doc<'a>>(
     };
     let shape = node.shape();
     if let Shape::Number(raw) = shape
-        && let Some(o) = simple_parts(raw).and_then(|p| cmp_parts(p, k))
+        && let Some(o) = decimal_parts(raw.as_bytes()).and_then(|p| cmp_parts(p, k))
     {
         return Val::Bool(cmp_op(op, if flip { o.reverse() } else { o }));
     }

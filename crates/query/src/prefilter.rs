@@ -88,10 +88,11 @@ use memchr::arch::all::packedpair::HeuristicFrequencyRank;
 use memchr::memmem;
 use regex_syntax::hir::literal::{ExtractKind, Extractor, Seq};
 
+use ndq_scan::decimal_parts;
 use rust_decimal::Decimal;
 
 use crate::parse::{BinOp, Expr, ExprKind, Seg};
-use crate::value::{Num, cmp_parts, parse_number, simple_parts};
+use crate::value::{Num, cmp_parts, parse_number};
 
 /// Most distinct atoms (literals and member facts) a prefilter holds (one bit each in a `u64`).
 pub const MAX_LITERALS: usize = 64;
@@ -200,7 +201,7 @@ impl NumAtom {
             .iter()
             .take_while(|&&b| matches!(b, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E'))
             .count();
-        match simple_parts(&value[..len]).and_then(|p| cmp_parts(p, &self.k)) {
+        match decimal_parts(&value[..len]).and_then(|p| cmp_parts(p, &self.k)) {
             Some(o) => crate::eval::cmp_op(self.op, o),
             None => true,
         }

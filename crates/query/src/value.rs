@@ -14,6 +14,7 @@ use std::cell::RefCell;
 use std::cmp::Ordering;
 use std::fmt::Write as _;
 
+use ndq_scan::decimal_parts;
 use rust_decimal::Decimal;
 use rust_decimal::prelude::ToPrimitive;
 
@@ -103,18 +104,10 @@ pub(crate) fn parse_number(s: &str) -> Option<Num> {
     parse_simple(s).or_else(|| parse_general(s))
 }
 
-/// The common case on the hot path: `-?digits[.digits]` of at most 18 characters after the
-/// sign, so the mantissa fits an i64 and the scale is at most 16. `None` for anything else
-/// (the general parser decides).
+/// The common case on the hot path: a plain decimal, read by the scanner's
+/// [`decimal_parts`]. `None` for anything else (the general parser decides).
 fn parse_simple(s: &str) -> Option<Num> {
-    simple_parts(s).map(|(m, scale)| Num::Dec(Decimal::new(m, scale)))
-}
-
-/// [`parse_simple`]'s number as its mantissa and scale (`-12.50` is `(-1250, 2)`): the
-/// scanner's own fast path, so a number reads the same in the engine as through
-/// `Number::to_decimal`.
-pub(crate) fn simple_parts(s: impl AsRef<[u8]>) -> Option<(i64, u32)> {
-    ndq_scan::decimal_parts(s.as_ref())
+    decimal_parts(s.as_bytes()).map(|(m, scale)| Num::Dec(Decimal::new(m, scale)))
 }
 
 /// 10^0 ..= 10^18: the powers of ten an i64 holds.
@@ -128,9 +121,9 @@ static POW10: [i64; 19] = {
     t
 };
 
-/// Compare a number given as [`simple_parts`] with `k`, as integers at the larger scale,
-/// without building a Decimal; `None` when that does not fit an i128 (the caller then
-/// compares Decimals).
+/// Compare a number, as the mantissa and scale [`decimal_parts`] gives, with `k`, as integers
+/// at the larger scale, without building a Decimal; `None` when that does not fit an i128
+/// (the caller then compares Decimals).
 #[inline]
 pub(crate) fn cmp_parts((m, scale): (i64, u32), k: &Decimal) -> Option<Ordering> {
     let (km, ks) = (k.mantissa(), k.scale());
@@ -599,7 +592,7 @@ mod tests {
             ks in 0u32..=28,
             d in -2i64..=2,
         ) {
-            let (m, scale) = simple_parts(&text).unwrap();
+            let (m, scale) = decimal_parts(text.as_bytes()).unwrap();
             let x = Decimal::from_str_exact(&text).unwrap();
             prop_assert_eq!(Decimal::new(m, scale), x);
             let k = Decimal::new(km, ks);
@@ -614,62 +607,6 @@ mod tests {
             // Equal values at other scales.
             let same = Decimal::from_i128_with_scale(i128::from(m) * 100, scale + 2);
             prop_assert_eq!(cmp_parts((m, scale), &same), Some(Ordering::Equal));
-        }
-    }
-
-    proptest! {
-        #![proptest_config(ProptestConfig::with_cases(4096))]
-
-        /// `simple_parts` takes exactly `-?digits(.digits)?` of at most 18 characters after
-        /// the sign, with its exact value.
-        #[test]
-        fn simple_parts_takes_exactly_plain_numbers(text in "-?[0-9.ae+-]{0,20}") {
-            let body = text.strip_prefix('-').unwrap_or(&text);
-            let plain = !body.is_empty()
-                && body.len() <= 18
-                && body.split_once('.').map_or(
-                    body.bytes().all(|c| c.is_ascii_digit()),
-                    |(i, f)| {
-                        !i.is_empty()
-                            && !f.is_empty()
-                            && (i.bytes().chain(f.bytes())).all(|c| c.is_ascii_digit())
-                    },
-                );
-            match simple_parts(&text) {
-                Some((m, scale)) => {
-                    prop_assert!(plain, "{} taken", text);
-                    prop_assert_eq!(Decimal::new(m, scale), Decimal::from_str_exact(&text).unwrap());
-                }
-                None => prop_assert!(!plain, "{} refused", text),
-            }
-        }
-    }
-
-    #[test]
-    fn simple_parts_edges() {
-        assert_eq!(simple_parts("0"), Some((0, 0)));
-        assert_eq!(simple_parts("-12.50"), Some((-1250, 2)));
-        assert_eq!(
-            simple_parts("-123456789012345678"),
-            Some((-123456789012345678, 0))
-        );
-        assert_eq!(
-            simple_parts("1234567890123456.8"),
-            Some((12345678901234568, 1))
-        );
-        for no in [
-            "",
-            "-",
-            "1.",
-            ".5",
-            "-.5",
-            "1.2.3",
-            "1e3",
-            "+1",
-            "1234567890123456789",
-            "1-",
-        ] {
-            assert_eq!(simple_parts(no), None, "{no}");
         }
     }
 

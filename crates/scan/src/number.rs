@@ -1,6 +1,8 @@
 //! JSON numbers: the grammar check used while scanning, and the conversions asked for later.
 //!
-//! [`to_decimal`] builds the Decimal straight from the digits (no `str` parsing, no floats):
+//! [`to_decimal`] reads a plain number ([`decimal_parts`]) as one `i64` mantissa and its
+//! scale; any other, [`general_decimal`] builds straight from the digits (no `str` parsing, no
+//! floats):
 //!
 //! ```text
 //! digits of the integer and fraction parts, leading zeros dropped:
@@ -80,8 +82,8 @@ const POW10: [u128; 39] = {
 
 /// The mantissa and scale of a plain decimal, `-?[0-9]+(\.[0-9]+)?` with at most 18
 /// characters after the sign (`-12.50` is `(-1250, 2)`): at most 18 digits, so the mantissa
-/// fits an `i64`, and the scale is at most 16. `None` for any other text, which is then not
-/// necessarily not a number (`1e3`, a longer one).
+/// fits an `i64`, and the scale is at most 16. `None` for any other text, which may still be
+/// a number (`1e3`, a longer one), which `to_decimal` reads by its general path.
 ///
 /// Log numbers (`Elapsed`, `StatusCode`, a price) are almost always of this form, so this is
 /// the fast path of [`Number::to_decimal`](crate::Number::to_decimal), and ndq's engine reads

@@ -280,6 +280,57 @@ proptest::proptest! {
     }
 }
 
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(4096))]
+
+    /// `decimal_parts` takes exactly `-?digits(.digits)?` of at most 18 characters after
+    /// the sign, with its exact value.
+    #[test]
+    fn decimal_parts_takes_exactly_plain_numbers(text in "-?[0-9.ae+-]{0,20}") {
+        let body = text.strip_prefix('-').unwrap_or(&text);
+        let plain = !body.is_empty()
+            && body.len() <= 18
+            && body.split_once('.').map_or(
+                body.bytes().all(|c| c.is_ascii_digit()),
+                |(i, f)| {
+                    !i.is_empty()
+                        && !f.is_empty()
+                        && (i.bytes().chain(f.bytes())).all(|c| c.is_ascii_digit())
+                },
+            );
+        match decimal_parts(text.as_bytes()) {
+            Some((m, scale)) => {
+                proptest::prop_assert!(plain, "{} taken", text);
+                proptest::prop_assert_eq!(Decimal::new(m, scale), Decimal::from_str_exact(&text).unwrap());
+            }
+            None => proptest::prop_assert!(!plain, "{} refused", text),
+        }
+    }
+}
+
+#[test]
+fn decimal_parts_edges() {
+    let parts = |t: &str| decimal_parts(t.as_bytes());
+    assert_eq!(parts("0"), Some((0, 0)));
+    assert_eq!(parts("-12.50"), Some((-1250, 2)));
+    assert_eq!(parts("-123456789012345678"), Some((-123456789012345678, 0)));
+    assert_eq!(parts("1234567890123456.8"), Some((12345678901234568, 1)));
+    for no in [
+        "",
+        "-",
+        "1.",
+        ".5",
+        "-.5",
+        "1.2.3",
+        "1e3",
+        "+1",
+        "1234567890123456789",
+        "1-",
+    ] {
+        assert_eq!(parts(no), None, "{no}");
+    }
+}
+
 #[test]
 fn numbers_with_exponents_and_limits() {
     let d = |t: &str| number::to_decimal(t.as_bytes());
