@@ -20,11 +20,13 @@ static INSIDE: [bool; 256] = {
 /// Scan the machine's line to the end.
 pub(crate) fn scan(m: &mut Machine<'_>) -> Result<(), Malformed> {
     let bytes = m.bytes;
-    m.run(|from| {
+    let find = |from: usize| {
         let rest = bytes.get(from..).unwrap_or_default();
         match rest.iter().position(|&b| INSIDE[usize::from(b)]) {
             Some(i) => from + i,
             None => bytes.len(),
         }
-    })
+    };
+    // No shapes: the scalar scanner is the plain path the AVX2 one is tested against.
+    m.run(find, |_, _, _, _| None)
 }

@@ -51,6 +51,7 @@
 //! Offsets are `u32`: lines of 4 GiB or more are rejected before scanning (and a line of `n`
 //! bytes yields at most `n` nodes).
 
+use crate::shape::{self, Check, Shapes};
 use crate::{KeySet, Malformed, Reason, number, unescape};
 
 /// A wanted key not seen at the top level (in [`Machine`]'s `found`).
@@ -147,6 +148,8 @@ pub(crate) struct Machine<'t> {
     pub(crate) deferred: Option<(usize, At)>,
     /// Where a resumed machine starts.
     resume: Option<(usize, At)>,
+    /// The shapes of rests already validated (`shape.rs`), when the feeder builds shapes.
+    shapes: Option<&'t mut Shapes>,
 }
 
 impl<'t> Machine<'t> {
@@ -184,6 +187,7 @@ impl<'t> Machine<'t> {
             defer: false,
             deferred: None,
             resume: None,
+            shapes: None,
         }
     }
 
@@ -192,6 +196,12 @@ impl<'t> Machine<'t> {
     /// [`Machine::resume`].
     pub(crate) fn defer(mut self, defer: bool) -> Machine<'t> {
         self.defer = defer;
+        self
+    }
+
+    /// Validate the rest of the line by its shape where it can (`shape.rs`), with `shapes`.
+    pub(crate) fn shapes(mut self, shapes: Option<&'t mut Shapes>) -> Machine<'t> {
+        self.shapes = shapes;
         self
     }
 
@@ -221,6 +231,7 @@ impl<'t> Machine<'t> {
             defer: false,
             deferred: None,
             resume: Some(at),
+            shapes: None,
         }
     }
 
@@ -234,8 +245,15 @@ impl<'t> Machine<'t> {
     /// tape, and one that only validates, which takes over once indexing stops (or from the
     /// start of a resumed machine). The second has no tape or wanted-key work at all, so the
     /// part of a line after the last key a query reads costs only its validation.
+    ///
+    /// `shape` builds the shape of the rest of the line (`shape.rs`), for the validate-only
+    /// part when the machine has [`Machine::shapes`].
     #[inline(always)]
-    pub(crate) fn run(&mut self, mut find: impl FnMut(usize) -> usize) -> Result<(), Malformed> {
+    pub(crate) fn run(
+        &mut self,
+        mut find: impl FnMut(usize) -> usize,
+        shape: impl FnMut(&[u8], usize, At, &mut [u8; shape::CAP + shape::SLACK]) -> Option<usize>,
+    ) -> Result<(), Malformed> {
         let (q, at) = match self.resume.take() {
             Some(at) => at,
             None => {
@@ -260,7 +278,68 @@ impl<'t> Machine<'t> {
                 (q, at)
             }
         };
-        self.walk::<false>(&mut find, q, at).map(|_| ())
+        self.validate(&mut find, shape, q, at)
+    }
+
+    /// Validate the rest of the line from `q`, in state `at`, with only the root open: by its
+    /// shape when one the walk accepted before matches, else by the walk (which then keeps
+    /// the shape of a line it accepts).
+    #[inline(always)]
+    fn validate(
+        &mut self,
+        find: &mut impl FnMut(usize) -> usize,
+        build: impl FnMut(&[u8], usize, At, &mut [u8; shape::CAP + shape::SLACK]) -> Option<usize>,
+        q: usize,
+        at: At,
+    ) -> Result<(), Malformed> {
+        let learn = match self.by_shape(q, at, build) {
+            Some(Check::Known) => return Ok(()),
+            Some(Check::New) => true,
+            _ => false,
+        };
+        self.walk::<false>(find, q, at)?;
+        if learn && let Some(shapes) = self.shapes.as_deref_mut() {
+            shapes.learn();
+        }
+        Ok(())
+    }
+
+    /// The shape part of [`Machine::validate`], out of line so that the walk's code stays as
+    /// it was: `Known` (the line's root is then closed), `New` (the shape is kept for
+    /// [`Shapes::learn`]), or `None` (no shape for this line).
+    #[inline(never)]
+    fn by_shape(
+        &mut self,
+        q: usize,
+        at: At,
+        build: impl FnMut(&[u8], usize, At, &mut [u8; shape::CAP + shape::SLACK]) -> Option<usize>,
+    ) -> Option<Check> {
+        let shapes = self.shapes.as_deref_mut()?;
+        if self.stack.len() != 1 || self.bytes.len().saturating_sub(q) < shape::MIN_REST {
+            return None;
+        }
+        let check = shapes.check(self.bytes, q, at, build);
+        if check == Check::Known {
+            self.close_root_at_end();
+        }
+        Some(check)
+    }
+
+    /// What the walk does when it closes the root of a valid line, for a line whose rest was
+    /// found valid by its shape: the root's `}` is the line's last byte that is not a blank.
+    fn close_root_at_end(&mut self) {
+        let bytes = self.bytes;
+        let end = bytes
+            .iter()
+            .rposition(|&b| !is_blank(b))
+            .map_or(0, |p| p + 1);
+        let root = self.stack.first().map_or(0, |f| f.node as usize);
+        self.stack.clear();
+        let next = self.nodes.len() as u32;
+        if let Some(root) = self.nodes.get_mut(root) {
+            root.end = end as u32;
+            root.next = next;
+        }
     }
 
     /// Stop for `defer` at `q`, where `at` comes next, with only the root open. The root's
@@ -546,7 +625,7 @@ impl<'t> Machine<'t> {
 
     /// Check the escape whose backslash is at `p`; the position after it.
     #[inline]
-    fn escape(bytes: &[u8], p: usize) -> Result<usize, Malformed> {
+    pub(crate) fn escape(bytes: &[u8], p: usize) -> Result<usize, Malformed> {
         match bytes.get(p + 1) {
             Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => Ok(p + 2),
             Some(b'u') => {

@@ -280,3 +280,93 @@ pub fn check_placed(line: &[u8], offset: usize, want: Option<&KeySet>) -> Result
     }
     Ok(())
 }
+
+/// The AVX2 scanner validates the rest of a line by its shape when it accepted a line of the
+/// same shape before (the crate's `shape.rs`). After `template`, `line` must give what the
+/// scalar scanner gives: through `parse_until` of the first `n` top-level keys of whichever
+/// of the two parses, through `parse_until` of no keys (the whole line then goes by its
+/// shape), and through `parse_prefix` and `finish`.
+pub fn check_shapes(template: &[u8], line: &[u8], n: usize) -> Result<(), String> {
+    let Some(avx2) = Scanner::avx2() else {
+        return Ok(());
+    };
+    let mut scalar = Parser::new(Scanner::Scalar);
+    let keys: Vec<String> = [template, line]
+        .into_iter()
+        .find_map(|l| {
+            scalar.parse(l).ok().map(|doc| {
+                doc.root()
+                    .iter()
+                    .take(n)
+                    .map(|(k, _)| k.unescaped().into_owned())
+                    .collect()
+            })
+        })
+        .unwrap_or_default();
+    for set in [KeySet::new(&keys), KeySet::new::<_, &str>([])] {
+        let reference = render(&mut scalar, line, Some(&set));
+        let mut parser = Parser::new(avx2);
+        let _ = parser.parse_until(template, &set);
+        let got = render(&mut parser, line, Some(&set));
+        let mut deferred = Parser::new(avx2);
+        let _ = deferred.parse_until(template, &set);
+        let _ = deferred.parse_prefix(line, &set);
+        let finished = rendered_until(deferred.finish(line), &set);
+        for (how, got) in [("parse_until", got), ("parse_prefix and finish", finished)] {
+            if got != reference {
+                return Err(format!(
+                    "avx2 {how} after {:?} on {:?} wanting {keys:?}:\n{got}\nvs scalar:\n{reference}",
+                    String::from_utf8_lossy(template),
+                    String::from_utf8_lossy(line),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Bytes that test a shape's checks when they land inside a string or a number: quotes and
+/// backslashes (escapes, escaped quotes), control bytes, digits and leading zeros, the
+/// letters of escapes, and bytes that break UTF-8.
+const SHAPE_BYTES: &[u8] = b"\"\\\\\x01\x1f\x00\t00123456789.eE+-ubnu\"/ \xc3\xa9\x80\xff{}[],:";
+
+/// `line` with the bytes that a shape does not keep exactly (the text inside strings, the
+/// digits of numbers) changed: each `(at, what)` sets the `at`-th such byte (modulo their
+/// count) to a byte of [`SHAPE_BYTES`], or, when `what` is odd, inserts it before that byte.
+/// Such a line often has the shape of `line`, or would, but for what the checks look at.
+pub fn shape_mutation(line: &[u8], picks: &[(usize, u8)]) -> Vec<u8> {
+    let mut out = line.to_vec();
+    for &(at, what) in picks {
+        let mut inside = false;
+        let mut escaped = false;
+        let mut spots = Vec::new();
+        for (i, &b) in out.iter().enumerate() {
+            if inside {
+                if escaped {
+                    escaped = false;
+                } else if b == b'\\' {
+                    escaped = true;
+                } else if b == b'"' {
+                    inside = false;
+                    continue;
+                }
+                spots.push(i);
+            } else if b == b'"' {
+                inside = true;
+            } else if b.is_ascii_digit() {
+                spots.push(i);
+            }
+        }
+        if spots.is_empty() {
+            break;
+        }
+        let i = spots[at % spots.len()];
+        let b = SHAPE_BYTES[usize::from(what / 2) % SHAPE_BYTES.len()];
+        if what % 2 == 1 {
+            out.insert(i, b);
+        } else {
+            out[i] = b;
+        }
+    }
+    out
+}

@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use crate::check::{check_aligned, check_line, check_until};
+use crate::check::{check_aligned, check_line, check_shapes, check_until};
 
 fn replay(dir: &Path) -> usize {
     let Ok(entries) = std::fs::read_dir(dir) else {
@@ -31,6 +31,10 @@ fn replay(dir: &Path) -> usize {
         check_until(line, usize::from(pick % 5)).unwrap_or_else(fail);
         // Every offset, so also the one the target's pick places the line at.
         check_aligned(line, None).unwrap_or_else(fail);
+        if let Some(cut) = line.iter().position(|&b| b == b'\n') {
+            check_shapes(&line[..cut], &line[cut + 1..], usize::from(pick % 4))
+                .unwrap_or_else(fail);
+        }
         n += 1;
     }
     n

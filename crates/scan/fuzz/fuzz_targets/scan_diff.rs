@@ -1,5 +1,6 @@
 //! Arbitrary bytes as a line: scalar against AVX2 at the offset the first byte picks (and at
-//! every offset 0..64 for short inputs), against serde_json, and parse against parse_until.
+//! every offset 0..64 for short inputs), against serde_json, and parse against parse_until; and
+//! split at its first newline, the second part after the first (shapes, `check_shapes`).
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -23,5 +24,12 @@ fuzz_target!(|data: &[u8]| {
     }
     if let Err(e) = check::check_placed(line, usize::from(pick % 64), None) {
         panic!("{e}");
+    }
+    // Two lines: the second after the first, which the AVX2 scanner may use for its shape.
+    if let Some(cut) = line.iter().position(|&b| b == b'\n') {
+        let (template, rest) = (&line[..cut], &line[cut + 1..]);
+        if let Err(e) = check::check_shapes(template, rest, usize::from(pick % 4)) {
+            panic!("{e}");
+        }
     }
 });

@@ -124,14 +124,28 @@ fuzz_target!(|data: &[u8]| {
     };
     let offset = usize::from(b.below(64));
     checks(&line, offset);
-    // Mutate: each remaining pair of bytes sets one byte of the line.
-    let mut changed = false;
+    // Mutate: each remaining pair of bytes sets one byte of the line, or (chosen by the next
+    // byte) changes a byte inside its strings and numbers, which mostly keeps its shape.
+    let template = line.clone();
+    let inside = b.below(2) == 1;
+    let mut picks = Vec::new();
     while !line.is_empty() && b.0.len() >= 2 {
-        let at = usize::from(b.byte()) * 7 % line.len();
-        line[at] = b.byte();
-        changed = true;
+        let (at, what) = (b.byte(), b.byte());
+        if inside {
+            picks.push((usize::from(at), what));
+        } else {
+            let at = usize::from(at) * 7 % line.len();
+            line[at] = what;
+        }
     }
-    if changed {
+    if !picks.is_empty() {
+        line = check::shape_mutation(&line, &picks);
+    }
+    if line != template {
         checks(&line, offset);
+    }
+    // After the valid line, the AVX2 scanner may validate the changed one by its shape.
+    if let Err(e) = check::check_shapes(&template, &line, offset % 4) {
+        panic!("{e}");
     }
 });
