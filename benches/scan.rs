@@ -9,7 +9,10 @@
 //! and sonic-rs's lazy `get`. ndq runs with the scalar and the AVX2 scanner, through `parse`,
 //! through `parse_until` (the early exit the CLI uses) and, for `elapsed`, through
 //! `parse_prefix`, which validates only the part of the line it reads, as sonic-rs `get` does
-//! (issue 2's bar is on `parse_until`, which validates the whole line).
+//! (issue 2's bar is on `parse_until`, which validates the whole line). The AVX2 scanner
+//! validates the rest of a line by its shape when it has seen that shape before (see
+//! `crates/scan/src/shape.rs`); `ndq_avx2_parse_until_walk` is `parse_until` without that,
+//! the walk validating every line.
 //!
 //! Every bench's answer is checked against serde_json's once before timing.
 //!
@@ -147,6 +150,15 @@ fn bench(c: &mut Criterion) {
             engines.push((
                 format!("ndq_{}_{api}", s.name()),
                 Box::new(move |line| ndq_elapsed(&mut p, line, want, scope)),
+            ));
+        }
+        if s == Scanner::Avx2 {
+            // The rest of each line validated by the walk alone, not by line shapes.
+            let mut p = Parser::new(s).without_shapes();
+            let want = &elapsed_set;
+            engines.push((
+                "ndq_avx2_parse_until_walk".into(),
+                Box::new(move |line| ndq_elapsed(&mut p, line, want, Scope::Until)),
             ));
         }
     }
