@@ -37,8 +37,11 @@
 //! rest of the line (branch-free over 64-byte blocks: no per-string branch, which is where
 //! the walk loses its time on log lines) and looks it up in [`Shapes`], the shapes of lines
 //! it accepted before; a known shape means the rest is valid, and anything else goes to the
-//! walk, which gives the verdict (and, when the line is valid, adds its shape). Results are
-//! the same either way: the tests run every line of their inputs both ways.
+//! walk, which gives the verdict (and, when the line is valid, adds its shape). So does a
+//! line shorter than 64 bytes (the builders read whole 64-byte windows of the line) and a
+//! rest shorter than [`MIN_REST`]. Results are the same either way: the tests compare the
+//! AVX2 scanner after a line of the same shape with the scalar scanner, which keeps no
+//! shapes.
 //!
 //! [`Machine::escape`]: crate::state::Machine
 
@@ -51,7 +54,7 @@ pub(crate) const MIN_REST: usize = 128;
 /// The longest shape kept (bytes, the tag included). Longer rests go to the walk.
 pub(crate) const CAP: usize = 4096;
 
-/// Room after [`CAP`] for the AVX2 builder's 16-byte stores.
+/// Room after [`CAP`] for the builders' stores (up to 64 bytes past the shape's end).
 pub(crate) const SLACK: usize = 64;
 
 /// The most shapes kept before the table starts again from empty, and the most bytes.
