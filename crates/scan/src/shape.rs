@@ -176,8 +176,7 @@ impl Shapes {
         if self.slots.is_empty() {
             return Check::New;
         }
-        let mut i = self.hash as usize % SLOTS;
-        loop {
+        for i in probes(self.hash) {
             let Some(slot) = self.slots.get(i) else {
                 return Check::None;
             };
@@ -194,8 +193,8 @@ impl Shapes {
                 self.hits += 1;
                 return Check::Known;
             }
-            i = (i + 1) % SLOTS;
         }
+        Check::New
     }
 
     /// Keep the shape of the last [`Shapes::check`] that answered [`Check::New`]: the walk
@@ -215,23 +214,31 @@ impl Shapes {
             self.bytes.clear();
             self.count = 0;
         }
-        let mut i = self.hash as usize % SLOTS;
-        while self.slots.get(i).is_some_and(|s| s.len != 0) {
-            i = (i + 1) % SLOTS;
-        }
         // Casts: at most MAX_BYTES bytes, shapes of at most CAP.
         let slot = Slot {
             hash: self.hash,
             start: self.bytes.len() as u32,
             len: shape.len() as u32,
         };
-        if let Some(s) = self.slots.get_mut(i) {
+        // Not kept if its probes are all taken (shapes whose hashes collide, which a log
+        // could be made of: the lookups stay MAX_PROBES compares long).
+        let free = probes(self.hash).find(|&i| self.slots.get(i).is_some_and(|s| s.len == 0));
+        if let Some(s) = free.and_then(|i| self.slots.get_mut(i)) {
             *s = slot;
             self.bytes.extend_from_slice(shape);
             self.count += 1;
         }
         self.len = 0;
     }
+}
+
+/// The most slots a lookup looks at (linear probing from the hash's slot).
+const MAX_PROBES: usize = 8;
+
+/// The slots a shape with hash `h` may be in.
+fn probes(h: u64) -> impl Iterator<Item = usize> {
+    let first = h as usize % SLOTS;
+    (0..MAX_PROBES).map(move |k| (first + k) % SLOTS)
 }
 
 /// A hash of a shape from its length and three of its words: shapes of one log differ in
@@ -416,6 +423,49 @@ mod tests {
                 agree(line.as_bytes(), q);
             }
         }
+    }
+
+    /// Shapes that all hash alike (same length, same first, middle and last words): at most
+    /// `MAX_PROBES` are kept, each found again, and the others are new every time, however
+    /// many there are.
+    #[test]
+    fn colliding_shapes_are_kept_up_to_the_probes() {
+        let line = |k: usize| {
+            // Seven members of `true` or `null` after the bits of k, then a constant tail long
+            // enough that the middle word the hash reads falls in it.
+            let mut l = String::from(r#"{"a":"x","#);
+            for bit in 0..7 {
+                l.push_str(if k >> bit & 1 == 1 {
+                    r#""b":true,"#
+                } else {
+                    r#""b":null,"#
+                });
+            }
+            l.push_str(&r#""c":0,"#.repeat(20));
+            l.push_str(r#""z":"y"}"#);
+            l
+        };
+        let build =
+            |b: &[u8], q: usize, at: At, out: &mut [u8; CAP + SLACK]| portable(b, q, at, out);
+        let mut shapes = Shapes::new();
+        let mut hashes = std::collections::HashSet::new();
+        for k in 0..100 {
+            let l = line(k);
+            assert_eq!(
+                shapes.check(l.as_bytes(), 1, At::ObjectStart, build),
+                Check::New
+            );
+            hashes.insert(shapes.hash);
+            shapes.learn();
+        }
+        assert_eq!(hashes.len(), 1, "the lines' shapes should collide");
+        let known: Vec<usize> = (0..100)
+            .filter(|&k| {
+                let l = line(k);
+                shapes.check(l.as_bytes(), 1, At::ObjectStart, build) == Check::Known
+            })
+            .collect();
+        assert_eq!(known, (0..MAX_PROBES).collect::<Vec<_>>());
     }
 
     #[test]
