@@ -277,9 +277,13 @@ struct Masks {
     dot: u64,
 }
 
-/// What a shape carries from one block to the next: inside a string (all ones), and where
-/// the last escape ends.
-struct Carry {
+/// A shape being written: its length so far in the buffer, and what carries from one window
+/// to the next (inside a string, all ones; where the last escape ends). Both builders drive
+/// it the same way: [`Shaping::start`], [`Shaping::keep`] for each of the [`windows`], the
+/// kept bytes written at `n`, then [`Shaping::end`].
+struct Shaping {
+    q: usize,
+    n: usize,
     in_string: u64,
     escaped_until: usize,
 }
@@ -325,53 +329,79 @@ fn windows(len: usize, q: usize) -> impl Iterator<Item = (usize, u64, u64)> {
     })
 }
 
-/// The bytes of the window at `start` (`valid`: those not yet taken; `seen`: those at or
-/// after the shape's start) that the shape keeps, or `None` if a check fails (see
-/// `shape.rs`): quotes by parity, escapes walked one after another from the backslashes'
-/// mask with the walk's own check, digits after a digit dropped. (Not a `target_feature`
-/// function, so that it is always inlined into the two builders; they pass in
-/// [`prefix_xor`].)
-#[inline(always)]
-fn keep(
-    bytes: &[u8],
-    q: usize,
-    (start, valid, seen): (usize, u64, u64),
-    m: Masks,
-    c: &mut Carry,
-    prefix_xor: impl Fn(u64) -> u64,
-) -> Option<u64> {
-    let mut escaped = if c.escaped_until > start {
-        bits(0, (c.escaped_until - start).min(64) as u32)
-    } else {
-        0
-    };
-    let backslash = m.backslash & valid;
-    if backslash != 0 {
-        escaped |= escapes(bytes, start, backslash, &mut c.escaped_until)?;
+impl Shaping {
+    /// The shape of `bytes[q..]` in state `at` begun: its tag written. `None` for a line
+    /// shorter than 64 bytes (no windows: the walk takes it).
+    #[inline(always)]
+    fn start(bytes: &[u8], q: usize, at: At, out: &mut [u8; CAP + SLACK]) -> Option<Shaping> {
+        if bytes.len() < 64 {
+            return None;
+        }
+        *out.first_mut()? = tag(at);
+        Some(Shaping {
+            q,
+            n: 1,
+            in_string: 0,
+            escaped_until: q,
+        })
     }
-    let delim = m.quote & !escaped & valid;
-    let inside = prefix_xor(delim) ^ c.in_string;
-    c.in_string = ((inside as i64) >> 63) as u64;
-    let content = inside & !delim;
-    if m.control & content & valid != 0 {
-        return None;
+
+    /// The bytes of the window at `start` (`valid`: those not yet taken; `seen`: those at or
+    /// after the shape's start) that the shape keeps, or `None` if a check fails (see
+    /// `shape.rs`) or the shape is already longer than [`CAP`]: quotes by parity, escapes
+    /// walked one after another from the backslashes' mask with the walk's own check, digits
+    /// after a digit dropped. (Not a `target_feature` function, so that it is always inlined
+    /// into the two builders; they pass in [`prefix_xor`].)
+    #[inline(always)]
+    fn keep(
+        &mut self,
+        bytes: &[u8],
+        (start, valid, seen): (usize, u64, u64),
+        m: Masks,
+        prefix_xor: impl Fn(u64) -> u64,
+    ) -> Option<u64> {
+        if self.n > CAP {
+            return None;
+        }
+        let mut escaped = if self.escaped_until > start {
+            bits(0, (self.escaped_until - start).min(64) as u32)
+        } else {
+            0
+        };
+        let backslash = m.backslash & valid;
+        if backslash != 0 {
+            escaped |= escapes(bytes, start, backslash, &mut self.escaped_until)?;
+        }
+        let delim = m.quote & !escaped & valid;
+        let inside = prefix_xor(delim) ^ self.in_string;
+        self.in_string = ((inside as i64) >> 63) as u64;
+        let content = inside & !delim;
+        if m.control & content & valid != 0 {
+            return None;
+        }
+        // The byte before the window, if the shape has it (the bytes before a later window's
+        // first valid one are the line's, so the shifts see them).
+        let before = start
+            .checked_sub(1)
+            .filter(|&b| b >= self.q)
+            .and_then(|b| bytes.get(b))
+            .copied()
+            .unwrap_or(0);
+        let after_digit = (m.digit & seen) << 1 | u64::from(before.is_ascii_digit());
+        let after_dot = (m.dot & seen) << 1 | u64::from(before == b'.');
+        let next_digit = bytes.get(start + 64).is_some_and(u8::is_ascii_digit);
+        let before_digit = m.digit >> 1 | u64::from(next_digit) << 63;
+        if m.zero & !after_digit & before_digit & !after_dot & !content & valid != 0 {
+            return None;
+        }
+        Some(valid & !(content | m.digit & after_digit))
     }
-    // The byte before the window, if the shape has it (the bytes before a later window's
-    // first valid one are the line's, so the shifts see them).
-    let before = start
-        .checked_sub(1)
-        .filter(|&b| b >= q)
-        .and_then(|b| bytes.get(b))
-        .copied()
-        .unwrap_or(0);
-    let after_digit = (m.digit & seen) << 1 | u64::from(before.is_ascii_digit());
-    let after_dot = (m.dot & seen) << 1 | u64::from(before == b'.');
-    let next_digit = bytes.get(start + 64).is_some_and(u8::is_ascii_digit);
-    let before_digit = m.digit >> 1 | u64::from(next_digit) << 63;
-    if m.zero & !after_digit & before_digit & !after_dot & !content & valid != 0 {
-        return None;
+
+    /// The shape's length, if it fits [`CAP`].
+    #[inline(always)]
+    fn end(&self) -> Option<usize> {
+        (self.n <= CAP).then_some(self.n)
     }
-    Some(valid & !(content | m.digit & after_digit))
 }
 
 /// The shape of `bytes[q..]` (see `shape.rs`) with AVX2: the masks of each 64-byte block
@@ -379,43 +409,13 @@ fn keep(
 /// `pshufb`. The same bytes as `shape::portable`, which the tests check.
 #[target_feature(enable = "avx2,bmi1,bmi2,popcnt,pclmulqdq")]
 pub(crate) fn shape(bytes: &[u8], q: usize, at: At, out: &mut [u8; CAP + SLACK]) -> Option<usize> {
-    *out.first_mut()? = tag(at);
-    let mut n = 1;
-    let mut carry = Carry {
-        in_string: 0,
-        escaped_until: q,
-    };
-    if bytes.len() < 64 {
-        return None;
-    }
+    let mut s = Shaping::start(bytes, q, at, out)?;
     for window in windows(bytes.len(), q) {
-        if n > CAP {
-            return None;
-        }
         let start = window.0;
-        let lo: &[u8; 32] = bytes.get(start..start + 32)?.try_into().ok()?;
-        let hi: &[u8; 32] = bytes.get(start + 32..start + 64)?.try_into().ok()?;
-        let lo = classes(lo);
-        let hi = classes(hi);
-        let join = |l: u32, h: u32| u64::from(l) | u64::from(h) << 32;
-        let masks = Masks {
-            quote: join(lo.quote, hi.quote),
-            backslash: join(lo.backslash, hi.backslash),
-            control: join(lo.control, hi.control),
-            digit: join(lo.digit, hi.digit),
-            zero: join(lo.zero, hi.zero),
-            dot: join(lo.dot, hi.dot),
-        };
-        let keep = keep(bytes, q, window, masks, &mut carry, |x| prefix_xor(x))?;
-        for (j, half) in [
-            lo.shaped_low(),
-            lo.shaped_high(),
-            hi.shaped_low(),
-            hi.shaped_high(),
-        ]
-        .into_iter()
-        .enumerate()
-        {
+        let block: &[u8; 64] = bytes.get(start..start + 64)?.try_into().ok()?;
+        let (masks, shaped) = masks256(block);
+        let keep = s.keep(bytes, window, masks, |x| prefix_xor(x))?;
+        for (j, half) in shaped.into_iter().enumerate() {
             let from = 16 * j as u32;
             let first = keep >> from & 0xff;
             let second = keep >> (from + 8) & 0xff;
@@ -425,17 +425,17 @@ pub(crate) fn shape(bytes: &[u8], q: usize, at: At, out: &mut [u8; CAP + SLACK])
                 gather(first) as i64,
             );
             let packed = _mm_shuffle_epi8(half, indices);
-            let to: &mut [u8; 16] = out.get_mut(n..n + 16)?.try_into().ok()?;
+            let to: &mut [u8; 16] = out.get_mut(s.n..s.n + 16)?.try_into().ok()?;
             // SAFETY: `to` is 16 writable bytes; `_mm_storeu_si128` allows any alignment.
             unsafe { _mm_storeu_si128(to.as_mut_ptr().cast(), packed) };
-            n += first.count_ones() as usize;
-            let to: &mut [u8; 8] = out.get_mut(n..n + 8)?.try_into().ok()?;
+            s.n += first.count_ones() as usize;
+            let to: &mut [u8; 8] = out.get_mut(s.n..s.n + 8)?.try_into().ok()?;
             // SAFETY: `to` is 8 writable bytes; `_mm_storel_epi64` allows any alignment.
             unsafe { _mm_storel_epi64(to.as_mut_ptr().cast(), _mm_unpackhi_epi64(packed, packed)) };
-            n += second.count_ones() as usize;
+            s.n += second.count_ones() as usize;
         }
     }
-    (n <= CAP).then_some(n)
+    s.end()
 }
 
 /// [`shape`] with AVX-512 (F, BW and VBMI2): the masks straight from compares, and the kept
@@ -447,19 +447,8 @@ pub(crate) fn shape512(
     at: At,
     out: &mut [u8; CAP + SLACK],
 ) -> Option<usize> {
-    *out.first_mut()? = tag(at);
-    let mut n = 1;
-    let mut carry = Carry {
-        in_string: 0,
-        escaped_until: q,
-    };
-    if bytes.len() < 64 {
-        return None;
-    }
+    let mut s = Shaping::start(bytes, q, at, out)?;
     for window in windows(bytes.len(), q) {
-        if n > CAP {
-            return None;
-        }
         let start = window.0;
         let block: &[u8; 64] = bytes.get(start..start + 64)?.try_into().ok()?;
         // SAFETY: `block` is 64 readable bytes; `_mm512_loadu_si512` allows any alignment.
@@ -477,15 +466,15 @@ pub(crate) fn shape512(
             zero: is(b'0'),
             dot: is(b'.'),
         };
-        let keep = keep(bytes, q, window, masks, &mut carry, |x| prefix_xor(x))?;
+        let keep = s.keep(bytes, window, masks, |x| prefix_xor(x))?;
         let shaped = _mm512_mask_mov_epi8(v, digit, _mm512_set1_epi8(b'0' as i8));
         let packed = _mm512_maskz_compress_epi8(keep, shaped);
-        let to: &mut [u8; 64] = out.get_mut(n..n + 64)?.try_into().ok()?;
+        let to: &mut [u8; 64] = out.get_mut(s.n..s.n + 64)?.try_into().ok()?;
         // SAFETY: `to` is 64 writable bytes; `_mm512_storeu_si512` allows any alignment.
         unsafe { _mm512_storeu_si512(to.as_mut_ptr().cast(), packed) };
-        n += keep.count_ones() as usize;
+        s.n += keep.count_ones() as usize;
     }
-    (n <= CAP).then_some(n)
+    s.end()
 }
 
 /// XOR of each bit with all below it: from an opening quote up to, not including, its
@@ -498,52 +487,44 @@ fn prefix_xor(x: u64) -> u64 {
     _mm_cvtsi128_si64(product) as u64
 }
 
-/// The byte classes of 32 bytes that a shape needs, as bitmasks, and the bytes with digits
-/// turned into `0`.
-struct Classes {
-    quote: u32,
-    backslash: u32,
-    control: u32,
-    digit: u32,
-    zero: u32,
-    dot: u32,
-    shaped: __m256i,
-}
-
-impl Classes {
-    #[target_feature(enable = "avx2,bmi1,bmi2,popcnt,pclmulqdq")]
-    #[inline]
-    fn shaped_low(&self) -> __m128i {
-        _mm256_castsi256_si128(self.shaped)
-    }
-    #[target_feature(enable = "avx2,bmi1,bmi2,popcnt,pclmulqdq")]
-    #[inline]
-    fn shaped_high(&self) -> __m128i {
-        _mm256_extracti128_si256::<1>(self.shaped)
-    }
-}
-
+/// The [`Masks`] of a 64-byte block with AVX2, and its four 16-byte quarters with digits
+/// turned into `0` (for the gathering).
 #[target_feature(enable = "avx2,bmi1,bmi2,popcnt,pclmulqdq")]
 #[inline]
-fn classes(window: &[u8; 32]) -> Classes {
-    // SAFETY: `window` is 32 readable bytes and `_mm256_loadu_si256` allows any alignment.
-    let v: __m256i = unsafe { _mm256_loadu_si256(window.as_ptr().cast()) };
-    let is = |b: u8| _mm256_cmpeq_epi8(v, _mm256_set1_epi8(b as i8));
-    let mask = |m: __m256i| _mm256_movemask_epi8(m) as u32;
-    let control = _mm256_cmpeq_epi8(
-        _mm256_max_epu8(v, _mm256_set1_epi8(0x1f)),
-        _mm256_set1_epi8(0x1f),
-    );
-    // b - '0' <= 9 (unsigned)  <=>  b is a digit.
-    let offset = _mm256_sub_epi8(v, _mm256_set1_epi8(b'0' as i8));
-    let digit = _mm256_cmpeq_epi8(_mm256_min_epu8(offset, _mm256_set1_epi8(9)), offset);
-    Classes {
-        quote: mask(is(b'"')),
-        backslash: mask(is(b'\\')),
-        control: mask(control),
-        digit: mask(digit),
-        zero: mask(is(b'0')),
-        dot: mask(is(b'.')),
-        shaped: _mm256_blendv_epi8(v, _mm256_set1_epi8(b'0' as i8), digit),
-    }
+fn masks256(block: &[u8; 64]) -> (Masks, [__m128i; 4]) {
+    let (lo, hi) = block.split_at(32);
+    let half = |window: &[u8]| {
+        // SAFETY: the halves of a 64-byte block are 32 readable bytes each, and
+        // `_mm256_loadu_si256` allows any alignment.
+        let v: __m256i = unsafe { _mm256_loadu_si256(window.as_ptr().cast()) };
+        let is = |b: u8| _mm256_cmpeq_epi8(v, _mm256_set1_epi8(b as i8));
+        let control = _mm256_cmpeq_epi8(
+            _mm256_max_epu8(v, _mm256_set1_epi8(0x1f)),
+            _mm256_set1_epi8(0x1f),
+        );
+        // b - '0' <= 9 (unsigned)  <=>  b is a digit.
+        let offset = _mm256_sub_epi8(v, _mm256_set1_epi8(b'0' as i8));
+        let digit = _mm256_cmpeq_epi8(_mm256_min_epu8(offset, _mm256_set1_epi8(9)), offset);
+        let shaped = _mm256_blendv_epi8(v, _mm256_set1_epi8(b'0' as i8), digit);
+        let classes = [is(b'"'), is(b'\\'), control, digit, is(b'0'), is(b'.')]
+            .map(|m| u64::from(_mm256_movemask_epi8(m) as u32));
+        (classes, shaped)
+    };
+    let ((l, lo), (h, hi)) = (half(lo), half(hi));
+    let join = |i: usize| l[i] | h[i] << 32;
+    let masks = Masks {
+        quote: join(0),
+        backslash: join(1),
+        control: join(2),
+        digit: join(3),
+        zero: join(4),
+        dot: join(5),
+    };
+    let quarters = [
+        _mm256_castsi256_si128(lo),
+        _mm256_extracti128_si256::<1>(lo),
+        _mm256_castsi256_si128(hi),
+        _mm256_extracti128_si256::<1>(hi),
+    ];
+    (masks, quarters)
 }

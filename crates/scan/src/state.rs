@@ -293,9 +293,9 @@ impl<'t> Machine<'t> {
         at: At,
     ) -> Result<(), Malformed> {
         let learn = match self.by_shape(q, at, build) {
-            Some(Check::Known) => return Ok(()),
-            Some(Check::New) => true,
-            _ => false,
+            Check::Known => return Ok(()),
+            Check::New => true,
+            Check::None => false,
         };
         self.walk::<false>(find, q, at)?;
         if learn && let Some(shapes) = self.shapes.as_deref_mut() {
@@ -305,41 +305,31 @@ impl<'t> Machine<'t> {
     }
 
     /// The shape part of [`Machine::validate`], out of line so that the walk's code stays as
-    /// it was: `Known` (the line's root is then closed), `New` (the shape is kept for
-    /// [`Shapes::learn`]), or `None` (no shape for this line).
+    /// it was: `Known` (the line's root is then closed, as the walk closes it), `New` (the
+    /// shape is kept for [`Shapes::learn`]), or `None` (no shape for this line).
     #[inline(never)]
     fn by_shape(
         &mut self,
         q: usize,
         at: At,
         build: impl FnMut(&[u8], usize, At, &mut [u8; shape::CAP + shape::SLACK]) -> Option<usize>,
-    ) -> Option<Check> {
-        let shapes = self.shapes.as_deref_mut()?;
+    ) -> Check {
+        let Some(shapes) = self.shapes.as_deref_mut() else {
+            return Check::None;
+        };
         if self.stack.len() != 1 || self.bytes.len().saturating_sub(q) < shape::MIN_REST {
-            return None;
+            return Check::None;
         }
         let check = shapes.check(self.bytes, q, at, build);
         if check == Check::Known {
-            self.close_root_at_end();
+            // The rest is valid, so the root's `}` is the line's last byte that is not a
+            // blank.
+            let end = self.bytes.iter().rposition(|&b| !is_blank(b)).unwrap_or(0);
+            // Only the root, an object, is open, so this closes it.
+            let closed = self.close::<false>(end, true);
+            debug_assert_eq!(closed, Ok(true));
         }
-        Some(check)
-    }
-
-    /// What the walk does when it closes the root of a valid line, for a line whose rest was
-    /// found valid by its shape: the root's `}` is the line's last byte that is not a blank.
-    fn close_root_at_end(&mut self) {
-        let bytes = self.bytes;
-        let end = bytes
-            .iter()
-            .rposition(|&b| !is_blank(b))
-            .map_or(0, |p| p + 1);
-        let root = self.stack.first().map_or(0, |f| f.node as usize);
-        self.stack.clear();
-        let next = self.nodes.len() as u32;
-        if let Some(root) = self.nodes.get_mut(root) {
-            root.end = end as u32;
-            root.next = next;
-        }
+        check
     }
 
     /// Stop for `defer` at `q`, where `at` comes next, with only the root open. The root's
