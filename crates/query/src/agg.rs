@@ -1,5 +1,8 @@
 //! Partial results of collecting queries ([`Accumulator`]) and how they merge and finish.
 //!
+//! Sits above the evaluator (`eval.rs`, whose [`Scratch`] buffers it borrows) and below the
+//! public `Worker` (`worker.rs`), which calls [`accumulate`] for each matching line.
+//!
 //! Two shapes:
 //! - **Groups** (aggregation): one [`AggState`] per aggregate per group, groups found by the
 //!   canonical encoding of their keys (numerically equal keys are one group). Every state
@@ -20,16 +23,18 @@ use std::collections::{BinaryHeap, HashMap, HashSet};
 use ndq_scan::decimal_parts;
 use rust_decimal::Decimal;
 
-use crate::Value;
+use rust_decimal::prelude::ToPrimitive;
+
 use crate::doc::{Doc, NoDoc};
 use crate::dsum::DecimalSum;
-use crate::eval::{Cx, Worker, eval, nearest_rank, resolve_number};
+use crate::eval::{self, Cx, Scratch, eval, resolve_number};
 use crate::fsum::FloatSum;
 use crate::func::AggFunc;
-use crate::plan::{AggSpec, Ex, Plan};
-use crate::value::{Num, Val, encode_key, parse_number, total_cmp};
+use crate::ir::{AggSpec, Ex};
+use crate::plan::Plan;
+use crate::value::{Num, Val, Value, encode_key, parse_number, positive_zero, total_cmp};
 
-/// Partial results of a [`crate::Kind::Collect`] query over some lines; mergeable.
+/// Partial results of a [`Kind::Collect`](crate::plan::Kind::Collect) query over some lines; mergeable.
 #[derive(Debug, Default)]
 pub struct Accumulator {
     inner: Inner,
@@ -98,7 +103,7 @@ impl SumState {
     }
     fn total(&self) -> Num {
         match self.dec.total(self.scale) {
-            Some(d) if !self.has_float => Num::Dec(crate::value::positive_zero(d)),
+            Some(d) if !self.has_float => Num::Dec(positive_zero(d)),
             _ => {
                 let mut all = self.dec.float_sum();
                 all.merge(&self.float);
@@ -289,7 +294,7 @@ impl Rows {
 }
 
 impl Plan {
-    /// An empty partial result for [`crate::Kind::Collect`].
+    /// An empty partial result for [`Kind::Collect`](crate::plan::Kind::Collect).
     pub fn accumulator(&self) -> Accumulator {
         let inner = if self.grouped {
             let mut g = Groups::default();
@@ -317,7 +322,7 @@ impl Plan {
         }
     }
 
-    /// The final rows of a [`crate::Kind::Collect`] query from the accumulators merged in
+    /// The final rows of a [`Kind::Collect`](crate::plan::Kind::Collect) query from the accumulators merged in
     /// input order: grouped, sorted, limited.
     pub fn finish(&self, acc: Accumulator) -> Vec<Vec<Value<'static>>> {
         let inner = match acc.inner {
@@ -424,7 +429,7 @@ impl Accumulator {
 /// Whether this line's row (its sequence after all kept rows) would be kept: always without
 /// a limit, else only when it sorts before the worst kept row. Keys are evaluated one at a
 /// time and compared as they come, so a rejected line costs no allocation.
-fn wants<'a, D: Doc<'a>>(w: &mut Worker<'_>, root: D, r: &Rows, dirs: u64) -> bool {
+fn wants<'a, D: Doc<'a>>(plan: &Plan, s: &mut Scratch, root: D, r: &Rows, dirs: u64) -> bool {
     let Some(cap) = r.cap else {
         return true;
     };
@@ -434,8 +439,8 @@ fn wants<'a, D: Doc<'a>>(w: &mut Worker<'_>, root: D, r: &Rows, dirs: u64) -> bo
     let Some(worst) = r.heap.peek() else {
         return false;
     };
-    for (i, ((ex, _), kept)) in w.plan.order.iter().zip(&worst.keys).enumerate() {
-        let v = eval(ex, root, Cx::default(), &mut w.scratch);
+    for (i, ((ex, _), kept)) in plan.order.iter().zip(&worst.keys).enumerate() {
+        let v = eval(ex, root, Cx::default(), s);
         let o = total_cmp(&v, kept);
         let o = if dirs >> i & 1 == 1 { o.reverse() } else { o };
         if o.is_ne() {
@@ -446,76 +451,83 @@ fn wants<'a, D: Doc<'a>>(w: &mut Worker<'_>, root: D, r: &Rows, dirs: u64) -> bo
 }
 
 /// Fold one matching line into `acc` (the `where` was already applied).
-pub(crate) fn accumulate<'a, D: Doc<'a>>(w: &mut Worker<'_>, root: D, acc: &mut Accumulator) {
+pub(crate) fn accumulate<'a, D: Doc<'a>>(
+    plan: &Plan,
+    s: &mut Scratch,
+    root: D,
+    acc: &mut Accumulator,
+) {
     if matches!(acc.inner, Inner::Empty) {
-        *acc = w.plan.accumulator();
+        *acc = plan.accumulator();
     }
     match &mut acc.inner {
         Inner::Empty => {}
         Inner::Groups(g) => {
-            let idx = if w.plan.group_by.is_empty() {
+            let idx = if plan.group_by.is_empty() {
                 0
             } else {
-                group_index(w, root, g)
+                group_index(plan, s, root, g)
             };
             if let Some(group) = g.groups.get_mut(idx) {
-                fold_group(w, root, group);
+                fold_group(plan, s, root, group);
             }
         }
-        Inner::Rows(r) => keep_row(w, root, r),
+        Inner::Rows(r) => keep_row(plan, s, root, r),
     }
 }
 
 /// The index of this line's group, made when it is new.
 #[inline(never)]
-fn group_index<'a, D: Doc<'a>>(w: &mut Worker<'_>, root: D, g: &mut Groups) -> usize {
-    let plan = w.plan;
+fn group_index<'a, D: Doc<'a>>(plan: &Plan, s: &mut Scratch, root: D, g: &mut Groups) -> usize {
     // Encode the keys without keeping them; a new group (rare) evaluates them again to own
     // them.
-    w.key_buf.clear();
+    let mut key = std::mem::take(&mut s.key_buf);
+    key.clear();
     for ex in &plan.group_by {
-        let v = eval(ex, root, Cx::default(), &mut w.scratch);
-        encode_key(&v, &mut w.key_buf);
+        let v = eval(ex, root, Cx::default(), s);
+        encode_key(&v, &mut key);
     }
-    match g.map.get(w.key_buf.as_slice()) {
+    let idx = match g.map.get(key.as_slice()) {
         Some(&i) => i,
         None => {
             let owned = plan
                 .group_by
                 .iter()
-                .map(|ex| eval(ex, root, Cx::default(), &mut w.scratch).into_owned())
+                .map(|ex| eval(ex, root, Cx::default(), s).into_owned())
                 .collect();
-            g.map.insert(w.key_buf.as_slice().into(), g.groups.len());
+            g.map.insert(key.as_slice().into(), g.groups.len());
             g.groups.push(plan.new_group(owned));
             g.groups.len() - 1
         }
-    }
+    };
+    s.key_buf = key;
+    idx
 }
 
 /// Fold this line into its group's aggregates. Kept small (the whole per-line work of
 /// `count(*)` or `sum(Elapsed)`), the rest of [`accumulate`] out of its way.
 #[inline]
-fn fold_group<'a, D: Doc<'a>>(w: &mut Worker<'_>, root: D, group: &mut Group) {
-    for (state, spec) in group.states.iter_mut().zip(&w.plan.aggs) {
+fn fold_group<'a, D: Doc<'a>>(plan: &Plan, s: &mut Scratch, root: D, group: &mut Group) {
+    for (state, spec) in group.states.iter_mut().zip(&plan.aggs) {
         match (&spec.arg, state) {
             // What `update` does for `count(*)`, here so that the commonest aggregate is not
             // a call (`update` is not inlined): 0.5% of `count(*)`'s instructions.
             (None, AggState::Count(n)) => *n += 1,
             // The sum of a property: its number goes in without becoming a value first.
             // Anything else (a string, null, absent) a sum passes over, as `update` does.
-            (Some(Ex::Path(path)), AggState::Sum(s) | AggState::Avg(s)) => {
+            (Some(Ex::Path(path)), AggState::Sum(sum) | AggState::Avg(sum)) => {
                 if let Some(raw) = resolve_number(root, path) {
                     if let Some((mantissa, scale)) = decimal_parts(raw.as_bytes()) {
-                        s.add_parts(i128::from(mantissa), scale);
+                        sum.add_parts(i128::from(mantissa), scale);
                     } else if let Some(n) = parse_number(raw) {
-                        s.add(n);
+                        sum.add(n);
                     }
                 }
             }
-            (None, state) => state.update(None, &mut w.key_buf),
+            (None, state) => state.update(None, &mut s.key_buf),
             (Some(ex), state) => {
-                let v = eval(ex, root, Cx::default(), &mut w.scratch);
-                state.update(Some(&v), &mut w.key_buf);
+                let v = eval(ex, root, Cx::default(), s);
+                state.update(Some(&v), &mut s.key_buf);
             }
         }
     }
@@ -523,21 +535,20 @@ fn fold_group<'a, D: Doc<'a>>(w: &mut Worker<'_>, root: D, group: &mut Group) {
 
 /// Keep this line's row for `order by`, when it can still be among the rows kept.
 #[inline(never)]
-fn keep_row<'a, D: Doc<'a>>(w: &mut Worker<'_>, root: D, r: &mut Rows) {
-    let plan = w.plan;
+fn keep_row<'a, D: Doc<'a>>(plan: &Plan, s: &mut Scratch, root: D, r: &mut Rows) {
     let seq = r.next_seq;
     r.next_seq += 1;
     let d = plan.dirs;
-    if !wants(w, root, r, d) {
+    if !wants(plan, s, root, r, d) {
         return;
     }
     let keys = plan
         .order
         .iter()
-        .map(|(ex, _)| eval(ex, root, Cx::default(), &mut w.scratch).into_owned())
+        .map(|(ex, _)| eval(ex, root, Cx::default(), s).into_owned())
         .collect();
     let mut row = Vec::with_capacity(plan.columns.len().max(1));
-    w.project(root, &mut row);
+    eval::project(plan, root, s, &mut row);
     let row = row.into_iter().map(Value::into_owned).collect();
     r.push(Kept {
         keys,
@@ -545,4 +556,10 @@ fn keep_row<'a, D: Doc<'a>>(w: &mut Worker<'_>, root: D, r: &mut Rows) {
         row,
         dirs: d,
     });
+}
+
+/// `ceil(p / 100 * n)` clamped to `1..=n`: the nearest-rank position (1-based).
+fn nearest_rank(p: Decimal, n: usize) -> usize {
+    let rank = (p * Decimal::from(n) / Decimal::ONE_HUNDRED).ceil();
+    rank.to_usize().unwrap_or(n).clamp(1, n.max(1))
 }

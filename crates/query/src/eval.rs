@@ -1,4 +1,9 @@
-//! The evaluator: compiled [`Ex`] trees over one document, with SQL's three-valued logic.
+//! The evaluator: compiled [`Ex`] trees over one document, with SQL's three-valued logic, and
+//! the two per-line uses of a plan that need nothing else: [`matches()`] (`where`) and
+//! [`project`] (the select items). Aggregation (`agg.rs`) and the public [`Worker`] on top
+//! (`worker.rs`) call into this file; it calls into neither.
+//!
+//! [`Worker`]: crate::Worker
 //!
 //! Hot-path rules: nothing is allocated per line unless the query computes a new string
 //! (`lower`, `tostring` of a number...) or keeps a row; property paths are resolved through
@@ -13,13 +18,12 @@ use ndq_scan::decimal_parts;
 use rust_decimal::Decimal;
 use rust_decimal::prelude::ToPrimitive;
 
-use crate::Value;
-use crate::agg::{self, Accumulator};
 use crate::doc::{Doc, Shape};
 use crate::func::{self, Like};
+use crate::ir::{Ex, Path, Pattern};
 use crate::parse::{BinOp, Seg};
-use crate::plan::{Ex, Path, Pattern, Plan};
-use crate::value::{Num, Val, cmp_parts, compare, parse_number};
+use crate::plan::Plan;
+use crate::value::{Num, Val, Value, cmp_parts, compare, parse_number};
 
 /// Group keys and finished aggregates, for per-group expressions.
 #[derive(Clone, Copy, Default)]
@@ -28,93 +32,44 @@ pub(crate) struct Cx<'x> {
     pub aggs: &'x [Val<'static>],
 }
 
-/// Reused buffers for one worker.
+/// Reused buffers for one worker, so that a line allocates nothing it does not keep.
 #[derive(Debug, Default)]
 pub(crate) struct Scratch {
     fold_a: String,
     fold_b: String,
+    /// Encoded group keys / distinct values of the current line (used by `agg.rs`).
+    pub key_buf: Vec<u8>,
 }
 
-/// Per-worker evaluator.
-#[derive(Debug)]
-pub struct Worker<'p> {
-    pub(crate) plan: &'p Plan,
-    pub(crate) scratch: Scratch,
-    /// Encoded group keys / distinct values of the current line.
-    pub(crate) key_buf: Vec<u8>,
-    /// The row of [`Worker::with_row`], empty between calls (kept for its capacity).
-    row_buf: Vec<Value<'static>>,
+/// Whether `where` is true for this document (no `where`: true).
+#[inline]
+pub(crate) fn matches<'a, D: Doc<'a>>(plan: &Plan, root: D, s: &mut Scratch) -> bool {
+    match &plan.filter {
+        None => true,
+        Some(ex) => matches!(eval(ex, root, Cx::default(), s), Val::Bool(true)),
+    }
 }
 
-/// An empty vector of another lifetime keeping `v`'s allocation (collecting an empty
-/// `vec::IntoIter` into a vector of a same-layout type reuses the buffer in place).
-fn recycle<'b>(mut v: Vec<Value<'_>>) -> Vec<Value<'b>> {
-    v.clear();
-    v.into_iter().map(|_| Value::Null).collect()
-}
-
-impl<'p> Worker<'p> {
-    pub(crate) fn new(plan: &'p Plan) -> Worker<'p> {
-        Worker {
-            plan,
-            scratch: Scratch::default(),
-            key_buf: Vec::new(),
-            row_buf: Vec::new(),
-        }
+/// The select items of a [`Kind::Rows`](crate::plan::Kind::Rows) plan (or of the rows an
+/// `order by` keeps) for this document: clears `row` and pushes one value per column. Values
+/// read straight from the input borrow its text.
+pub(crate) fn project<'a, D: Doc<'a>>(
+    plan: &Plan,
+    root: D,
+    s: &mut Scratch,
+    row: &mut Vec<Value<'a>>,
+) {
+    row.clear();
+    if plan.lines {
+        row.push(Value::RawJson(root.line()));
+        return;
     }
-
-    /// Whether `where` is true for this document (no `where`: true).
-    pub fn matches<'a, D: Doc<'a>>(&mut self, root: D) -> bool {
-        match &self.plan.filter {
-            None => true,
-            Some(ex) => matches!(
-                eval(ex, root, Cx::default(), &mut self.scratch),
-                Val::Bool(true)
-            ),
-        }
-    }
-
-    /// The select items of a [`crate::Kind::Rows`] plan for this document: clears `row` and
-    /// pushes one value per column. Values read straight from the input borrow its text.
-    pub fn project<'a, D: Doc<'a>>(&mut self, root: D, row: &mut Vec<Value<'a>>) {
-        row.clear();
-        if self.plan.lines {
-            row.push(Value::RawJson(root.line()));
-            return;
-        }
-        for ex in &self.plan.items {
-            let v = match ex {
-                Ex::Path(path) => resolve(root, path).map_or(Value::Null, node_output),
-                ex => eval(ex, root, Cx::default(), &mut self.scratch).into_output(),
-            };
-            row.push(v);
-        }
-    }
-
-    /// Like [`Worker::project`], but into a buffer the worker keeps from line to line, handed
-    /// to `f`: no allocation per line for the row itself.
-    pub fn with_row<'a, D: Doc<'a>, R>(&mut self, root: D, f: impl FnOnce(&[Value<'a>]) -> R) -> R {
-        let mut row: Vec<Value<'a>> = recycle(std::mem::take(&mut self.row_buf));
-        self.project(root, &mut row);
-        let r = f(&row);
-        self.row_buf = recycle(row);
-        r
-    }
-
-    /// For a [`crate::Kind::Collect`] plan: apply `where`, and when the line matches fold it
-    /// into `acc` (its group's aggregates, or a kept row for `order by`). Returns whether the
-    /// line matched.
-    pub fn accumulate<'a, D: Doc<'a>>(&mut self, root: D, acc: &mut Accumulator) -> bool {
-        if !self.matches(root) {
-            return false;
-        }
-        self.fold(root, acc);
-        true
-    }
-
-    /// [`Worker::accumulate`] for a line already known to pass `where` ([`Worker::matches`]).
-    pub fn fold<'a, D: Doc<'a>>(&mut self, root: D, acc: &mut Accumulator) {
-        agg::accumulate(self, root, acc);
+    for ex in &plan.items {
+        let v = match ex {
+            Ex::Path(path) => resolve(root, path).map_or(Value::Null, node_output),
+            ex => eval(ex, root, Cx::default(), s).into_output(),
+        };
+        row.push(v);
     }
 }
 
@@ -242,17 +197,6 @@ pub(crate) fn arith(op: BinOp, a: Num, b: Num) -> Option<Num> {
     }
 }
 
-pub(crate) fn cmp_op(op: BinOp, o: Ordering) -> bool {
-    match op {
-        BinOp::Eq => o == Ordering::Equal,
-        BinOp::Ne => o != Ordering::Equal,
-        BinOp::Lt => o == Ordering::Less,
-        BinOp::Le => o != Ordering::Greater,
-        BinOp::Gt => o == Ordering::Greater,
-        _ => o != Ordering::Less,
-    }
-}
-
 /// `path <op> k`, or `k <op> path` when `flip`: the common filter (`Elapsed > 200`). A plain
 /// number in the document (`-?digits[.digits]`) is compared with `k` as integers
 /// ([`cmp_parts`]), without building a Decimal; anything else is compared as [`eval`] does.
@@ -270,14 +214,14 @@ fn cmp_path_number<'x, 'a: 'x, D: Doc<'a>>(
     if let Shape::Number(raw) = shape
         && let Some(o) = decimal_parts(raw.as_bytes()).and_then(|p| cmp_parts(p, k))
     {
-        return Val::Bool(cmp_op(op, if flip { o.reverse() } else { o }));
+        return Val::Bool(op.holds(if flip { o.reverse() } else { o }));
     }
     let (v, k) = (shape_val(node, shape), Val::Num(Num::Dec(*k), None));
     let (l, r) = if flip { (&k, &v) } else { (&v, &k) };
     if l.is_null() {
         return Val::Null;
     }
-    from_truth(compare(l, r).map(|o| cmp_op(op, o)))
+    from_truth(compare(l, r).map(|o| op.holds(o)))
 }
 
 /// Evaluate `ex` on `root`. `'x` is the shorter of the plan's and the document's lifetimes.
@@ -338,7 +282,7 @@ pub(crate) fn eval<'x, 'a: 'x, D: Doc<'a>>(
                 return Val::Null;
             }
             let r = eval(b, root, cx, s);
-            from_truth(compare(&l, &r).map(|o| cmp_op(*op, o)))
+            from_truth(compare(&l, &r).map(|o| op.holds(o)))
         }
         Ex::Arith(op, a, b) => {
             let (Some(x), Some(y)) = (eval(a, root, cx, s).num(), eval(b, root, cx, s).num())
@@ -443,10 +387,4 @@ pub(crate) fn eval<'x, 'a: 'x, D: Doc<'a>>(
             func::call(*f, a, b)
         }
     }
-}
-
-/// `ceil(p / 100 * n)` clamped to `1..=n`: the nearest-rank position (1-based).
-pub(crate) fn nearest_rank(p: Decimal, n: usize) -> usize {
-    let rank = (p * Decimal::from(n) / Decimal::ONE_HUNDRED).ceil();
-    rank.to_usize().unwrap_or(n).clamp(1, n.max(1))
 }

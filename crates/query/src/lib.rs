@@ -23,6 +23,15 @@
 //! - Output values ([`Value`]) keep the input's text where they come from the input;
 //!   computed numbers are exact decimals, see [`format_decimal`].
 //!
+//! # Reading order
+//!
+//! Each file refers only to files above it in this list (a test, `layering.rs`, checks that
+//! no two files refer to each other, directly or in a loop):
+//! `error`, `lex`, `parse` (the AST) → `value` (values, numbers, orders), `func`, `fsum`,
+//! `dsum`, `doc` (the document trait) → `ir` (compiled expressions) → `prefilter` (literals
+//! of `where`) → `plan` (the planner and [`Plan`]) → `eval` (one expression over one
+//! document) → `agg` ([`Accumulator`]) → `worker` ([`Worker`]).
+//!
 //! # Choices where QUERY.md is silent
 //!
 //! - **Reserved words**: `select from where group order limit and or` never name a property
@@ -128,74 +137,27 @@ mod error;
 mod eval;
 mod fsum;
 mod func;
+mod ir;
 mod lex;
 mod parse;
 mod plan;
 mod prefilter;
 mod value;
+mod worker;
 
 #[cfg(test)]
 mod difftest;
 #[cfg(test)]
+mod layering;
+#[cfg(test)]
 mod tests;
-
-use std::borrow::Cow;
 
 pub use rust_decimal::Decimal;
 
 pub use agg::Accumulator;
 pub use doc::{Doc, Scanned, Shape};
 pub use error::{ErrorKind, QueryError};
-pub use eval::Worker;
-pub use plan::Plan;
+pub use plan::{Kind, Plan};
 pub use prefilter::{Atom, Formula, MAX_LITERALS, NumAtom, Prefilter, escape_starts};
-pub use value::{decode_escape, format_decimal, unescape_json_str};
-
-/// One output value. Values taken from the input keep their exact JSON text.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Value<'a> {
-    /// null (also an absent property).
-    Null,
-    /// A boolean.
-    Bool(bool),
-    /// A number from the input, as written (`1.50`).
-    RawNumber(Cow<'a, str>),
-    /// A computed number (written exactly, no exponent).
-    Number(Decimal),
-    /// A computed number outside Decimal's range.
-    Float(f64),
-    /// A string from the input: the raw text between the quotes, escapes kept.
-    RawString(Cow<'a, str>),
-    /// A computed (unescaped) string.
-    String(Cow<'a, str>),
-    /// An array or object from the input, as its exact JSON text.
-    RawJson(Cow<'a, str>),
-}
-
-impl Value<'_> {
-    /// The same value owning its text.
-    pub fn into_owned(self) -> Value<'static> {
-        let own = |c: Cow<'_, str>| Cow::Owned(c.into_owned());
-        match self {
-            Value::Null => Value::Null,
-            Value::Bool(b) => Value::Bool(b),
-            Value::RawNumber(n) => Value::RawNumber(own(n)),
-            Value::Number(d) => Value::Number(d),
-            Value::Float(f) => Value::Float(f),
-            Value::RawString(s) => Value::RawString(own(s)),
-            Value::String(s) => Value::String(own(s)),
-            Value::RawJson(j) => Value::RawJson(own(j)),
-        }
-    }
-}
-
-/// How the CLI drives a plan.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kind {
-    /// `select *` or no select: each matching line is written unchanged.
-    Lines,
-    /// A projection without `order by`: each matching line gives one row, streamed in input order.
-    Rows,
-    /// Aggregation and/or `order by`: rows exist only after every line was accumulated.
-    Collect,
-}
+pub use value::{Value, decode_escape, format_decimal, unescape_json_str};
+pub use worker::Worker;

@@ -6,6 +6,8 @@
 //! from an [`Expect`] variant; each variant's doc names a query that triggers it, and the tests
 //! check exactly those queries.
 
+use std::cmp::Ordering;
+
 use crate::error::QueryError;
 use crate::lex::{Tok, Token, lex};
 
@@ -74,6 +76,21 @@ pub(crate) enum BinOp {
     Mul,
     Div,
     Rem,
+}
+
+impl BinOp {
+    /// Whether a comparison operator holds for operands that compare as `o` (`<=` holds for
+    /// `Less` and `Equal`). Only the comparison operators are asked; any other reads as `>=`.
+    pub(crate) fn holds(self, o: Ordering) -> bool {
+        match self {
+            BinOp::Eq => o == Ordering::Equal,
+            BinOp::Ne => o != Ordering::Equal,
+            BinOp::Lt => o == Ordering::Less,
+            BinOp::Le => o != Ordering::Greater,
+            BinOp::Gt => o == Ordering::Greater,
+            _ => o != Ordering::Less,
+        }
+    }
 }
 
 /// Expression forms.

@@ -7,75 +7,32 @@
 //! expressions, aggregate arguments) read properties; the per-group parts (`select` and
 //! `order by` items) read only group keys ([`Ex::Key`]), finished aggregates ([`Ex::Agg`]) and
 //! literals, so a property outside an aggregate and outside `group by` is a planning error.
+//!
+//! This file builds a [`Plan`] and answers what the CLI asks of it before reading any line
+//! (kind, columns, key set, prefilter). What evaluates it comes after, each file only looking
+//! back: `eval.rs` (one expression over one document), `agg.rs` ([`Plan::accumulator`],
+//! [`Plan::finish`]) and `worker.rs` ([`Plan::worker`]).
 
 use regex::Regex;
 use rust_decimal::Decimal;
 
+use crate::doc::Scanned;
 use crate::error::{ErrorKind, QueryError};
-use crate::func::{self, AggFunc, Func, FuncName, Like};
+use crate::func::{self, AggFunc, FuncName, Like};
+use crate::ir::{AggSpec, Ex, Path, Pattern};
 use crate::parse::{self, BinOp, Expr, ExprKind, Query, Seg};
 use crate::prefilter::{self, Prefilter};
 use crate::value::{Num, Val, parse_number};
-use crate::{Kind, Worker};
 
-/// A property path, with the position of its first key in the plan's key set.
-#[derive(Debug)]
-pub(crate) struct Path {
-    pub slot: usize,
-    pub segs: Box<[Seg]>,
-}
-
-/// A compiled expression.
-#[derive(Debug)]
-pub(crate) enum Ex {
-    Const(Val<'static>),
-    Path(Path),
-    /// Group key `i` (per-group context).
-    Key(usize),
-    /// Finished aggregate `i` (per-group context).
-    Agg(usize),
-    Neg(Box<Ex>),
-    Not(Box<Ex>),
-    And(Box<Ex>, Box<Ex>),
-    Or(Box<Ex>, Box<Ex>),
-    Cmp(BinOp, Box<Ex>, Box<Ex>),
-    Arith(BinOp, Box<Ex>, Box<Ex>),
-    Like {
-        ex: Box<Ex>,
-        pattern: Pattern<Like>,
-        negated: bool,
-        ci: bool,
-    },
-    In {
-        ex: Box<Ex>,
-        list: Vec<Ex>,
-        negated: bool,
-    },
-    IsNull {
-        ex: Box<Ex>,
-        negated: bool,
-    },
-    Has(Path),
-    Match(Box<Ex>, Pattern<Regex>),
-    Coalesce(Vec<Ex>),
-    Call(Func, Box<Ex>, Option<Box<Ex>>),
-}
-
-/// A pattern compiled once when it is a literal, else evaluated per line.
-#[derive(Debug)]
-pub(crate) enum Pattern<T> {
-    Fixed(T),
-    Dynamic(Box<Ex>),
-}
-
-/// One aggregate of the query.
-#[derive(Debug)]
-pub(crate) struct AggSpec {
-    pub func: AggFunc,
-    /// `None` for `count(*)`.
-    pub arg: Option<Ex>,
-    /// The percentile, for `percentile`.
-    pub p: Decimal,
+/// How the CLI drives a plan.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// `select *` or no select: each matching line is written unchanged.
+    Lines,
+    /// A projection without `order by`: each matching line gives one row, streamed in input order.
+    Rows,
+    /// Aggregation and/or `order by`: rows exist only after every line was accumulated.
+    Collect,
 }
 
 /// A compiled query.
@@ -527,8 +484,8 @@ impl Plan {
     }
     /// `doc`, scanned with [`Plan::key_set`], as the root to evaluate this plan on: its
     /// top-level keys are found where the scanner noted them.
-    pub fn root<'a>(&'a self, doc: ndq_scan::Document<'a>) -> crate::Scanned<'a> {
-        crate::Scanned {
+    pub fn root<'a>(&'a self, doc: ndq_scan::Document<'a>) -> Scanned<'a> {
+        Scanned {
             doc,
             keys: &self.keys,
         }
@@ -542,10 +499,6 @@ impl Plan {
     /// no `where`). See [`Prefilter`].
     pub fn prefilter(&self) -> Option<&Prefilter> {
         self.prefilter.as_ref()
-    }
-    /// Per-worker evaluation state (scratch buffers; compiled regexes are shared).
-    pub fn worker(&self) -> Worker<'_> {
-        Worker::new(self)
     }
 }
 

@@ -202,7 +202,7 @@ impl NumAtom {
             .take_while(|&&b| matches!(b, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E'))
             .count();
         match decimal_parts(&value[..len]).and_then(|p| cmp_parts(p, &self.k)) {
-            Some(o) => crate::eval::cmp_op(self.op, o),
+            Some(o) => self.op.holds(o),
             None => true,
         }
     }

@@ -1,5 +1,5 @@
-//! Values while evaluating ([`Val`]), numbers ([`Num`]), and the orders and equalities of
-//! QUERY.md.
+//! Values while evaluating ([`Val`]), output values ([`Value`]), numbers ([`Num`]), and the
+//! orders and equalities of QUERY.md.
 //!
 //! - A number is an exact [`Decimal`] when one can hold it, else an `f64` (`1e400`, 40 digits).
 //! - A value read from the input keeps its raw JSON text (`raw`), so `1.50` prints as `1.50`
@@ -18,7 +18,43 @@ use ndq_scan::decimal_parts;
 use rust_decimal::Decimal;
 use rust_decimal::prelude::ToPrimitive;
 
-use crate::Value;
+/// One output value. Values taken from the input keep their exact JSON text.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value<'a> {
+    /// null (also an absent property).
+    Null,
+    /// A boolean.
+    Bool(bool),
+    /// A number from the input, as written (`1.50`).
+    RawNumber(Cow<'a, str>),
+    /// A computed number (written exactly, no exponent).
+    Number(Decimal),
+    /// A computed number outside Decimal's range.
+    Float(f64),
+    /// A string from the input: the raw text between the quotes, escapes kept.
+    RawString(Cow<'a, str>),
+    /// A computed (unescaped) string.
+    String(Cow<'a, str>),
+    /// An array or object from the input, as its exact JSON text.
+    RawJson(Cow<'a, str>),
+}
+
+impl Value<'_> {
+    /// The same value owning its text.
+    pub fn into_owned(self) -> Value<'static> {
+        let own = |c: Cow<'_, str>| Cow::Owned(c.into_owned());
+        match self {
+            Value::Null => Value::Null,
+            Value::Bool(b) => Value::Bool(b),
+            Value::RawNumber(n) => Value::RawNumber(own(n)),
+            Value::Number(d) => Value::Number(d),
+            Value::Float(f) => Value::Float(f),
+            Value::RawString(s) => Value::RawString(own(s)),
+            Value::String(s) => Value::String(own(s)),
+            Value::RawJson(j) => Value::RawJson(own(j)),
+        }
+    }
+}
 
 /// A number: exact when possible.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -1,0 +1,76 @@
+//! The intermediate representation between the planner and the evaluator: compiled
+//! expressions ([`Ex`]), property paths ([`Path`]), patterns compiled once ([`Pattern`]) and
+//! aggregates ([`AggSpec`]).
+//!
+//! The parser's AST (`parse.rs`) is what the user wrote; these types are what the planner
+//! (`plan.rs`) checked and resolved: each path knows the slot of its first key in the plan's
+//! key set, literal regexes and `like` patterns are compiled, and per-group expressions read
+//! group keys and finished aggregates by index. The evaluator (`eval.rs`) and the
+//! aggregation (`agg.rs`) walk them; nothing here evaluates.
+
+use regex::Regex;
+use rust_decimal::Decimal;
+
+use crate::func::{AggFunc, Func, Like};
+use crate::parse::{BinOp, Seg};
+use crate::value::Val;
+
+/// A property path, with the position of its first key in the plan's key set.
+#[derive(Debug)]
+pub(crate) struct Path {
+    pub slot: usize,
+    pub segs: Box<[Seg]>,
+}
+
+/// A compiled expression.
+#[derive(Debug)]
+pub(crate) enum Ex {
+    Const(Val<'static>),
+    Path(Path),
+    /// Group key `i` (per-group context).
+    Key(usize),
+    /// Finished aggregate `i` (per-group context).
+    Agg(usize),
+    Neg(Box<Ex>),
+    Not(Box<Ex>),
+    And(Box<Ex>, Box<Ex>),
+    Or(Box<Ex>, Box<Ex>),
+    Cmp(BinOp, Box<Ex>, Box<Ex>),
+    Arith(BinOp, Box<Ex>, Box<Ex>),
+    Like {
+        ex: Box<Ex>,
+        pattern: Pattern<Like>,
+        negated: bool,
+        ci: bool,
+    },
+    In {
+        ex: Box<Ex>,
+        list: Vec<Ex>,
+        negated: bool,
+    },
+    IsNull {
+        ex: Box<Ex>,
+        negated: bool,
+    },
+    Has(Path),
+    Match(Box<Ex>, Pattern<Regex>),
+    Coalesce(Vec<Ex>),
+    Call(Func, Box<Ex>, Option<Box<Ex>>),
+}
+
+/// A pattern compiled once when it is a literal, else evaluated per line.
+#[derive(Debug)]
+pub(crate) enum Pattern<T> {
+    Fixed(T),
+    Dynamic(Box<Ex>),
+}
+
+/// One aggregate of the query.
+#[derive(Debug)]
+pub(crate) struct AggSpec {
+    pub func: AggFunc,
+    /// `None` for `count(*)`.
+    pub arg: Option<Ex>,
+    /// The percentile, for `percentile`.
+    pub p: Decimal,
+}
