@@ -205,3 +205,15 @@ fn an_example_whose_output_or_status_differs_fails_with_a_report() {
     assert!(reports[0].contains("actual (status 0)\n294\n"), "{}", reports[0]);
     assert!(reports[1].contains("actual (status 2)"), "{}", reports[1]);
 }
+
+#[test]
+fn help_names_the_language_reference_that_the_repository_holds() {
+    let out = Command::new(env!("CARGO_BIN_EXE_ndq"))
+        .arg("--help")
+        .output()
+        .expect("ndq runs");
+    let help = String::from_utf8_lossy(&out.stdout);
+    assert!(help.contains("docs/language.md"), "{help}");
+    assert!(!help.contains("QUERY.md"), "{help}");
+    assert!(root().join("docs/language.md").is_file());
+}
