@@ -139,7 +139,10 @@ fn documented_examples_print_what_the_documents_show() {
             failures.extend(check(document, &example, bin_dir()));
         }
     }
-    assert!(ran >= 10, "only {ran} examples found: is the parser broken?");
+    assert!(
+        ran >= 10,
+        "only {ran} examples found: is the parser broken?"
+    );
     assert!(
         failures.is_empty(),
         "{} of {ran} documented examples differ:\n\n{}",
@@ -201,8 +204,16 @@ fn an_example_whose_output_or_status_differs_fails_with_a_report() {
         "{}",
         reports[0]
     );
-    assert!(reports[0].contains("expected (status 0)\n295\n"), "{}", reports[0]);
-    assert!(reports[0].contains("actual (status 0)\n294\n"), "{}", reports[0]);
+    assert!(
+        reports[0].contains("expected (status 0)\n295\n"),
+        "{}",
+        reports[0]
+    );
+    assert!(
+        reports[0].contains("actual (status 0)\n294\n"),
+        "{}",
+        reports[0]
+    );
     assert!(reports[1].contains("actual (status 2)"), "{}", reports[1]);
 }
 
