@@ -13,8 +13,9 @@ Examples:
   kubectl logs my-pod | ndq -o csv \"select @t, Message where @l = 'Error'\"
   n=$(ndq -o raw 'select count(*)' app.ndjson)
 
-The query language: see QUERY.md (select, where, group by, order by, limit; like, in, is
-null, match(); count, sum, avg, min, max, percentile, count_distinct).
+The query language (select, where, group by, order by, limit; like, in, is null, match();
+count, sum, avg, min, max, percentile, count_distinct) is described, with examples, in
+docs/language.md in the ndq repository.
 
 Inputs: files in the order given; `-` or none for standard input; a directory for every
 regular file below it (sorted); `.gz` and `.zst` files are decompressed.

@@ -2,5 +2,6 @@
 
 mod bench;
 mod cli;
+mod docs;
 mod golden;
 mod util;
