@@ -19,6 +19,7 @@ use crate::doc::{Doc, Shape};
 use crate::func::{self, Like};
 use crate::parse::{BinOp, Seg};
 use crate::plan::{Ex, Path, Pattern, Plan};
+use crate::text;
 use crate::value::{Num, Val, cmp_parts, compare, parse_number};
 
 /// Group keys and finished aggregates, for per-group expressions.
@@ -442,6 +443,9 @@ pub(crate) fn eval<'x, 'a: 'x, D: Doc<'a>>(
             let b = b.as_ref().map(|b| eval(b, root, cx, s));
             func::call(*f, a, b)
         }
+        Ex::Case(case) => case.eval(root, cx, s),
+        Ex::Text(f, args) => text::eval_text(*f, args, root, cx, s),
+        Ex::Extract(x) => x.eval(root, cx, s),
     }
 }
 

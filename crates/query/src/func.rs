@@ -10,6 +10,7 @@ use std::borrow::Cow;
 use memchr::memmem;
 use rust_decimal::{Decimal, RoundingStrategy};
 
+use crate::text::TextFunc;
 use crate::value::{Num, Val, parse_number, positive_zero};
 
 /// Scalar functions evaluated on argument values.
@@ -27,6 +28,8 @@ pub(crate) enum Func {
     Round,
     ToString,
     ToNumber,
+    Level,
+    Severity,
 }
 
 /// Aggregate functions.
@@ -49,6 +52,10 @@ pub(crate) enum FuncName {
     Has,
     Coalesce,
     Agg(AggFunc),
+    /// `if(C, A, B)`: `case when C then A else B end`.
+    If,
+    Text(TextFunc),
+    Extract,
 }
 
 /// Every function: name, meaning, fewest and most arguments.
@@ -68,6 +75,25 @@ const TABLE: &[(&str, FuncName, usize, usize)] = &[
     ("round", FuncName::Scalar(Func::Round), 1, 2),
     ("tostring", FuncName::Scalar(Func::ToString), 1, 1),
     ("tonumber", FuncName::Scalar(Func::ToNumber), 1, 1),
+    ("if", FuncName::If, 3, 3),
+    (
+        "concat",
+        FuncName::Text(TextFunc::ConcatSkipNull),
+        1,
+        usize::MAX,
+    ),
+    ("substr", FuncName::Text(TextFunc::Substr), 2, 3),
+    ("left", FuncName::Text(TextFunc::Left), 2, 2),
+    ("right", FuncName::Text(TextFunc::Right), 2, 2),
+    ("strpos", FuncName::Text(TextFunc::Strpos), 2, 2),
+    ("replace", FuncName::Text(TextFunc::Replace), 3, 3),
+    ("trim", FuncName::Text(TextFunc::Trim), 1, 1),
+    ("ltrim", FuncName::Text(TextFunc::LTrim), 1, 1),
+    ("rtrim", FuncName::Text(TextFunc::RTrim), 1, 1),
+    ("split_part", FuncName::Text(TextFunc::SplitPart), 3, 3),
+    ("extract", FuncName::Extract, 2, 3),
+    ("level", FuncName::Scalar(Func::Level), 1, 1),
+    ("severity", FuncName::Scalar(Func::Severity), 1, 1),
     ("count", FuncName::Agg(AggFunc::Count), 1, 1),
     ("sum", FuncName::Agg(AggFunc::Sum), 1, 1),
     ("avg", FuncName::Agg(AggFunc::Avg), 1, 1),
@@ -371,6 +397,8 @@ pub(crate) fn call<'x>(f: Func, a: Val<'x>, b: Option<Val<'x>>) -> Val<'x> {
             Some(Cow::Owned(s)) => Val::string(s),
             None => Val::Null,
         },
+        Func::Level => crate::level::level(&a),
+        Func::Severity => crate::level::severity(&a),
         Func::ToNumber => match &a {
             Val::Num(n, _) => Val::number(*n),
             Val::Str(s, _) => parse_number(s.trim()).map_or(Val::Null, Val::number),

@@ -35,6 +35,8 @@ pub(crate) enum Tok {
     Le,
     Gt,
     Ge,
+    /// `||` (concatenation)
+    Concat,
     /// The end of the query.
     Eof,
 }
@@ -110,6 +112,7 @@ pub(crate) fn lex(q: &str) -> Result<Vec<Token>, QueryError> {
                 (b'<', Some(b'>')) | (b'!', Some(b'=')) => (Tok::Ne, 2),
                 (b'<', Some(b'=')) => (Tok::Le, 2),
                 (b'>', Some(b'=')) => (Tok::Ge, 2),
+                (b'|', Some(b'|')) => (Tok::Concat, 2),
                 (b'=', _) => (Tok::Eq, 1),
                 (b'<', _) => (Tok::Lt, 1),
                 (b'>', _) => (Tok::Gt, 1),

@@ -122,16 +122,19 @@
 #![cfg_attr(not(test), warn(clippy::unwrap_used))]
 
 mod agg;
+mod cond;
 mod doc;
 mod dsum;
 mod error;
 mod eval;
 mod fsum;
 mod func;
+mod level;
 mod lex;
 mod parse;
 mod plan;
 mod prefilter;
+mod text;
 mod value;
 
 #[cfg(test)]

@@ -11,10 +11,12 @@
 use regex::Regex;
 use rust_decimal::Decimal;
 
+use crate::cond::Case;
 use crate::error::{ErrorKind, QueryError};
 use crate::func::{self, AggFunc, Func, FuncName, Like};
 use crate::parse::{self, BinOp, Expr, ExprKind, Query, Seg};
 use crate::prefilter::{self, Prefilter};
+use crate::text::{Extract, TextFunc};
 use crate::value::{Num, Val, parse_number};
 use crate::{Kind, Worker};
 
@@ -59,6 +61,12 @@ pub(crate) enum Ex {
     Match(Box<Ex>, Pattern<Regex>),
     Coalesce(Vec<Ex>),
     Call(Func, Box<Ex>, Option<Box<Ex>>),
+    /// `case` and `if` ([`crate::cond`]).
+    Case(Box<Case>),
+    /// `||` and the text functions ([`crate::text`]).
+    Text(TextFunc, Vec<Ex>),
+    /// `extract(s, 'regex' [, group])` ([`crate::text`]).
+    Extract(Box<Extract>),
 }
 
 /// A pattern compiled once when it is a literal, else evaluated per line.
@@ -156,6 +164,15 @@ fn contains_agg(e: &Expr) -> bool {
         ExprKind::Like { expr, pattern, .. } => contains_agg(expr) || contains_agg(pattern),
         ExprKind::In { expr, list, .. } => contains_agg(expr) || list.iter().any(contains_agg),
         ExprKind::IsNull { expr, .. } => contains_agg(expr),
+        ExprKind::Case {
+            subject,
+            arms,
+            default,
+        } => {
+            subject.as_deref().is_some_and(contains_agg)
+                || arms.iter().any(|(a, v)| contains_agg(a) || contains_agg(v))
+                || default.as_deref().is_some_and(contains_agg)
+        }
         _ => false,
     }
 }
@@ -234,6 +251,7 @@ impl<'q> Planner<'q> {
                         self.check_null_compare(e, *op, a, b)?;
                         Ex::Cmp(*op, a2, b2)
                     }
+                    BinOp::Concat => Ex::Text(TextFunc::Concat, vec![*a2, *b2]),
                     _ => Ex::Arith(*op, a2, b2),
                 }
             }
@@ -281,7 +299,43 @@ impl<'q> Planner<'q> {
                 name_span,
                 args,
             } => return self.call(e, name, *name_span, args, ctx),
+            ExprKind::Case {
+                subject,
+                arms,
+                default,
+            } => self.case(subject.as_deref(), arms, default.as_deref(), ctx)?,
         })
+    }
+
+    /// `case`: `case x when null` is never a match, a query error as `x = null` is.
+    fn case(
+        &mut self,
+        subject: Option<&Expr>,
+        arms: &[(Expr, Expr)],
+        default: Option<&Expr>,
+        ctx: Ctx,
+    ) -> Result<Ex, QueryError> {
+        if let Some(x) = subject
+            && let Some((null, _)) = arms.iter().find(|(a, _)| a.kind == ExprKind::Null)
+        {
+            let x = text_of(self.q, x);
+            return self.err(
+                null,
+                ErrorKind::NullComparison,
+                format!("case {x} when null is never true: write case when {x} is null then ..."),
+            );
+        }
+        let subject = subject.map(|x| self.compile(x, ctx)).transpose()?;
+        let arms = arms
+            .iter()
+            .map(|(a, v)| Ok((self.compile(a, ctx)?, self.compile(v, ctx)?)))
+            .collect::<Result<_, QueryError>>()?;
+        let default = default.map(|d| self.compile(d, ctx)).transpose()?;
+        Ok(Ex::Case(Box::new(Case {
+            subject,
+            arms,
+            default,
+        })))
     }
 
     fn check_null_compare(
@@ -472,6 +526,23 @@ impl<'q> Planner<'q> {
                     .map(|a| self.compile(a, ctx))
                     .collect::<Result<_, _>>()?,
             ),
+            FuncName::If => {
+                let [c, a, b] = [0, 1, 2].map(|i| &args[i]);
+                self.case(None, &[(c.clone(), a.clone())], Some(b), ctx)?
+            }
+            FuncName::Text(f) => Ex::Text(
+                f,
+                args.iter()
+                    .map(|a| self.compile(a, ctx))
+                    .collect::<Result<_, _>>()?,
+            ),
+            FuncName::Extract => {
+                let compiled = args
+                    .iter()
+                    .map(|a| self.compile(a, ctx))
+                    .collect::<Result<_, _>>()?;
+                Ex::Extract(Box::new(Extract::plan(self.q, args, compiled)?))
+            }
             FuncName::Scalar(f) => {
                 let a = arg(self, 0)?;
                 let b = if args.len() > 1 {
