@@ -127,6 +127,14 @@ pub(crate) fn lex(q: &str) -> Result<Vec<Token>, QueryError> {
                 (b'-', _) => (Tok::Minus, 1),
                 (b'/', _) => (Tok::Slash, 1),
                 (b'%', _) => (Tok::Percent, 1),
+                (b'|', _) => {
+                    return Err(QueryError::new(
+                        q,
+                        start,
+                        start + 1,
+                        "'|' alone is not an operator ('||' concatenates)",
+                    ));
+                }
                 (b'"', _) => {
                     return Err(QueryError::new(
                         q,
@@ -258,6 +266,21 @@ mod tests {
             "unexpected character '#'"
         );
         assert_eq!(lex("x ≥ 1").unwrap_err().column(), 3);
+        assert_eq!(
+            lex("a | b").unwrap_err().message(),
+            "'|' alone is not an operator ('||' concatenates)"
+        );
+        assert_eq!(
+            kinds("a||b ||c"),
+            vec![
+                Tok::Ident,
+                Tok::Concat,
+                Tok::Ident,
+                Tok::Concat,
+                Tok::Ident,
+                Tok::Eof
+            ]
+        );
         // Comments: to the end of the line.
         let toks = |q: &str| {
             lex(q)

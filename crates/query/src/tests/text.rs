@@ -441,7 +441,7 @@ fail!(
 fail!(
     error_single_bar_is_not_an_operator,
     "select a | b",
-    "unexpected character '|'",
+    "'|' alone is not an operator ('||' concatenates)",
     10
 );
 
