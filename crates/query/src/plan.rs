@@ -537,11 +537,9 @@ impl<'q> Planner<'q> {
                     .collect::<Result<_, _>>()?,
             ),
             FuncName::Extract => {
-                let compiled = args
-                    .iter()
-                    .map(|a| self.compile(a, ctx))
-                    .collect::<Result<_, _>>()?;
-                Ex::Extract(Box::new(Extract::plan(self.q, args, compiled)?))
+                let (text, regex) = (self.compile(&args[0], ctx)?, self.compile(&args[1], ctx)?);
+                let group = args.get(2).map(|g| self.compile(g, ctx)).transpose()?;
+                Ex::Extract(Box::new(Extract::plan(self.q, args, text, regex, group)?))
             }
             FuncName::Scalar(f) => {
                 let a = arg(self, 0)?;

@@ -269,18 +269,17 @@ fn groups_of(re: &Regex) -> String {
 }
 
 impl Extract {
-    /// Plan `extract(args...)`; `compiled` are the arguments compiled (same order). A literal
-    /// regex is compiled now (an error when it does not compile); a literal group is checked
-    /// against it (an error when the regex has no such group).
-    pub(crate) fn plan(q: &str, args: &[Expr], compiled: Vec<Ex>) -> Result<Extract, QueryError> {
-        let mut compiled = compiled.into_iter();
-        let (Some(text), Some(regex_ex)) = (compiled.next(), compiled.next()) else {
-            return Err(
-                QueryError::new(q, 0, q.len(), "extract() takes 2 or 3 arguments")
-                    .with_kind(ErrorKind::Arguments),
-            );
-        };
-        let group_ex = compiled.next();
+    /// Plan `extract(args...)` (two or three, the planner checked), `text`, `regex` and
+    /// `group` being those arguments compiled. A literal regex is compiled now (an error when
+    /// it does not compile); a literal group is checked against it (an error when the regex
+    /// has no such group).
+    pub(crate) fn plan(
+        q: &str,
+        args: &[Expr],
+        text: Ex,
+        regex_ex: Ex,
+        group_ex: Option<Ex>,
+    ) -> Result<Extract, QueryError> {
         let regex = match &args[1].kind {
             ExprKind::Str(re) => {
                 Pattern::Fixed(Regex::new(re).map_err(|e| regex_error(q, &args[1], &e))?)
@@ -290,9 +289,9 @@ impl Extract {
         let arg_err = |at: &Expr, msg: String| {
             Err(QueryError::new(q, at.span.start, at.span.end, msg).with_kind(ErrorKind::Arguments))
         };
-        let group = match (args.get(2), group_ex) {
-            (None, _) | (_, None) => Group::Default,
-            (Some(g), Some(g_ex)) => match (&g.kind, &regex) {
+        let group = match args.get(2).zip(group_ex) {
+            None => Group::Default,
+            Some((g, g_ex)) => match (&g.kind, &regex) {
                 (ExprKind::Number(n), _) => {
                     let k = parse_number(n).and_then(|n| match n {
                         Num::Dec(d) if d.fract().is_zero() && d >= Decimal::ZERO => d.to_usize(),
