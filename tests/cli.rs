@@ -927,3 +927,56 @@ fn issue_6_a_fact_pattern_does_not_hide_a_literal_at_the_same_byte() {
         }
     }
 }
+
+/// QUERY.md's "Text" and "Levels" end to end: a computed string is JSON-escaped in `json` and
+/// written as it is in `raw`; `extract` with a literal regex that does not compile, or a
+/// group the regex lacks, is exit 2 with a caret under that argument.
+#[test]
+fn text_functions_and_levels_end_to_end() {
+    let f = Fixture::new();
+    let input = f.write(
+        "text.ndjson",
+        concat!(
+            r#"{"m":"caf\u00e9 \"took\" 12 ms","l":40}"#,
+            "\n",
+            r#"{"m":" x ","l":"wrn"}"#,
+            "\n",
+            r#"{"m":"y","l":"dbg"}"#,
+            "\n",
+        ),
+    );
+    let q = "select level(l) as lv, extract(m, '(\\d+) ms') as ms, trim(m) || '!' as bang \
+             where case when severity(l) >= 4 then true end";
+    ndq(&["-o", "json", q])
+        .path(&input)
+        .run()
+        .status(0)
+        .stdout_is(concat!(
+            r#"{"lv":"Warning","ms":"12","bang":"café \"took\" 12 ms!"}"#,
+            "\n",
+            r#"{"lv":"Warning","ms":null,"bang":"x!"}"#,
+            "\n",
+        ));
+    ndq(&["-o", "raw", q])
+        .path(&input)
+        .run()
+        .status(0)
+        .stdout_is("Warning\t12\tcafé \"took\" 12 ms!\nWarning\t\tx!\n");
+    for (query, message, caret) in [
+        (
+            "select extract(m, '(a')",
+            "this regex does not compile: unclosed group (column 19)",
+            format!("{}^^^^", " ".repeat(18)),
+        ),
+        (
+            "select extract(m, '(a)', 2)",
+            "extract() has no group 2: the regex has 1 group (column 26)",
+            format!("{}^", " ".repeat(25)),
+        ),
+    ] {
+        let out = ndq(&[query]).path(&input).run();
+        out.status(2).stdout_is("");
+        out.stderr_has(message)
+            .stderr_has(&format!("  {query}\n  {caret}\n"));
+    }
+}

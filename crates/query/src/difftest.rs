@@ -27,6 +27,10 @@ enum Cond {
     Not(Box<Cond>),
     And(Box<Cond>, Box<Cond>),
     Or(Box<Cond>, Box<Cond>),
+    /// `case when C then A else B end`, or `if(C, A, B)` when the flag is set.
+    Case(Box<Cond>, Box<Cond>, Box<Cond>, bool),
+    /// `case p when L then C ... else E end`.
+    CaseOf(&'static str, Vec<(Lit, Cond)>, Box<Cond>),
 }
 
 #[derive(Clone, Debug)]
@@ -100,7 +104,15 @@ fn cond() -> impl Strategy<Value = Cond> {
         prop_oneof![
             inner.clone().prop_map(|c| Cond::Not(Box::new(c))),
             (inner.clone(), inner.clone()).prop_map(|(a, b)| Cond::And(Box::new(a), Box::new(b))),
-            (inner.clone(), inner).prop_map(|(a, b)| Cond::Or(Box::new(a), Box::new(b))),
+            (inner.clone(), inner.clone()).prop_map(|(a, b)| Cond::Or(Box::new(a), Box::new(b))),
+            (inner.clone(), inner.clone(), inner.clone(), any::<bool>())
+                .prop_map(|(c, a, b, f)| Cond::Case(Box::new(c), Box::new(a), Box::new(b), f)),
+            (
+                prop::sample::select(PATHS.to_vec()),
+                prop::collection::vec((lit(), inner.clone()), 1..3),
+                inner
+            )
+                .prop_map(|(p, arms, e)| Cond::CaseOf(p, arms, Box::new(e))),
         ]
     })
 }
@@ -176,6 +188,21 @@ fn render(c: &Cond) -> String {
         Cond::Not(c) => format!("not ({})", render(c)),
         Cond::And(a, b) => format!("({}) and ({})", render(a), render(b)),
         Cond::Or(a, b) => format!("({}) or ({})", render(a), render(b)),
+        Cond::Case(c, a, b, false) => format!(
+            "case when {} then {} else {} end",
+            render(c),
+            render(a),
+            render(b)
+        ),
+        Cond::Case(c, a, b, true) => format!("if({}, {}, {})", render(c), render(a), render(b)),
+        Cond::CaseOf(p, arms, e) => format!(
+            "case {p} {} else {} end",
+            arms.iter()
+                .map(|(l, c)| format!("when {} then {}", l.query(), render(c)))
+                .collect::<Vec<_>>()
+                .join(" "),
+            render(e)
+        ),
     }
 }
 
@@ -266,6 +293,23 @@ fn ref_eval(c: &Cond, doc: &J) -> Option<bool> {
             (Some(false), Some(false)) => Some(false),
             _ => None,
         },
+        Cond::Case(c, a, b, _) => {
+            if ref_eval(c, doc) == Some(true) {
+                ref_eval(a, doc)
+            } else {
+                ref_eval(b, doc)
+            }
+        }
+        Cond::CaseOf(p, arms, e) => {
+            if let Some(v) = get(doc, p) {
+                for (l, c) in arms {
+                    if ref_cmp(v, &l.json()) == Some(Ordering::Equal) {
+                        return ref_eval(c, doc);
+                    }
+                }
+            }
+            ref_eval(e, doc)
+        }
     }
 }
 
@@ -376,7 +420,12 @@ proptest! {
             &format!(
                 "select lower(s), upper(s), length(s), s ilike '%A%', a + 1, a * b, a / 3, \
                  a % 2, -a, round(a, 1), abs(a), tostring(a), tonumber(s), coalesce(a, b, s), \
-                 contains(s, 'a'), startswith(s, 'é'), match(s, '^a'), has(o.x), t[0] in (a, b) \
+                 contains(s, 'a'), startswith(s, 'é'), match(s, '^a'), has(o.x), t[0] in (a, b), \
+                 s || a, a || b, concat(s, a, o.x, t[0]), substr(s, a, b), substr(s, 2), \
+                 left(s, a), right(s, b), strpos(s, 'é'), replace(s, 'a', 'é😀'), trim(s), \
+                 split_part(s, 'a', 2), extract(s, '(a)(é)?'), extract(s, '.(.)', 0), \
+                 level(s), severity(a), case when a > b then s else a end, \
+                 case s when 'a' then 1 when 'é' then 2 end, if(a = b, s, o.x) \
                  where {where_}"
             ),
             &lines,
@@ -430,6 +479,24 @@ const SOUP: &[&str] = &[
     "round",
     "tostring",
     "tonumber",
+    "case",
+    "when",
+    "then",
+    "else",
+    "end",
+    "||",
+    "if",
+    "concat",
+    "substr",
+    "left",
+    "strpos",
+    "replace",
+    "trim",
+    "split_part",
+    "extract",
+    "level",
+    "severity",
+    "'(x)'",
     "a",
     "b",
     "s",
@@ -548,6 +615,73 @@ fn expr_text() -> impl Strategy<Value = String> {
                 p.replace('\'', "''")
             )),
             (inner.clone(), inner).prop_map(|(a, b)| format!("{a} in ({b}, 1, 'a')")),
+            text_expr(),
+        ]
+    })
+}
+
+/// Text-valued expressions: `||`, the text functions, `case`, `if`, over properties that are
+/// never arrays or objects (whose JSON text the two documents spell differently inside a
+/// longer string) and Unicode literals.
+fn text_expr() -> impl Strategy<Value = String> {
+    let leaf = prop_oneof![
+        prop::sample::select(vec!["a", "b", "s", "g", "o.x", "t[0]", "nope"])
+            .prop_map(str::to_owned),
+        num_text(),
+        prop::sample::select(vec![
+            "'a'",
+            "' é😀 '",
+            "'e\u{301}'",
+            "','",
+            "''",
+            "'a,b,,é'",
+            "'(a)|(é)'",
+            "'warn'",
+            "40",
+            "null",
+            "true",
+            "-1",
+            "0",
+            "2"
+        ])
+        .prop_map(str::to_owned),
+    ];
+    leaf.prop_recursive(3, 12, 3, |inner| {
+        prop_oneof![
+            (inner.clone(), inner.clone()).prop_map(|(a, b)| format!("({a} || {b})")),
+            (
+                prop::sample::select(vec![
+                    "trim", "ltrim", "rtrim", "level", "severity", "concat", "tostring"
+                ]),
+                inner.clone()
+            )
+                .prop_map(|(f, a)| format!("{f}({a})")),
+            (
+                prop::sample::select(vec![
+                    "substr", "left", "right", "strpos", "concat", "extract"
+                ]),
+                inner.clone(),
+                inner.clone()
+            )
+                .prop_map(|(f, a, b)| format!("{f}({a}, {b})")),
+            (
+                prop::sample::select(vec![
+                    "substr",
+                    "replace",
+                    "split_part",
+                    "if",
+                    "concat",
+                    "extract"
+                ]),
+                inner.clone(),
+                inner.clone(),
+                inner.clone()
+            )
+                .prop_map(|(f, a, b, c)| format!("{f}({a}, {b}, {c})")),
+            (inner.clone(), inner.clone(), inner.clone())
+                .prop_map(|(c, a, b)| format!("case when {c} = {a} then {b} end")),
+            (inner.clone(), inner.clone(), inner.clone(), inner)
+                .prop_map(|(x, a, v, e)| format!("case {x} when {a} then {v} else {e} end")),
         ]
     })
 }

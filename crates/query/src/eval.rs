@@ -15,14 +15,16 @@ use std::borrow::Cow;
 use std::cmp::Ordering;
 
 use ndq_scan::decimal_parts;
+use regex::Regex;
 use rust_decimal::Decimal;
 use rust_decimal::prelude::ToPrimitive;
 
 use crate::doc::{Doc, Shape};
-use crate::func::{self, Like};
-use crate::ir::{Ex, Path, Pattern};
+use crate::func::{self, Like, TextFunc};
+use crate::ir::{Case, Ex, Group, Path, Pattern};
 use crate::parse::{BinOp, Seg};
 use crate::plan::Plan;
+use crate::text;
 use crate::value::{Num, Val, Value, cmp_parts, compare, parse_number};
 
 /// Group keys and finished aggregates, for per-group expressions.
@@ -385,6 +387,91 @@ pub(crate) fn eval<'x, 'a: 'x, D: Doc<'a>>(
             let a = eval(a, root, cx, s);
             let b = b.as_ref().map(|b| eval(b, root, cx, s));
             func::call(*f, a, b)
+        }
+        Ex::Case(case) => eval_case(case, root, cx, s),
+        Ex::Text(f, args) => eval_text(*f, args, root, cx, s),
+        Ex::Extract(x) => {
+            let subject = eval(&x.text, root, cx, s);
+            let compiled;
+            let re = match &x.regex {
+                Pattern::Fixed(re) => re,
+                Pattern::Dynamic(p) => match eval(p, root, cx, s).str().map(Regex::new) {
+                    Some(Ok(re)) => {
+                        compiled = re;
+                        &compiled
+                    }
+                    _ => return Val::Null,
+                },
+            };
+            let dynamic = match &x.group {
+                Group::Dynamic(g) => Some(eval(g, root, cx, s)),
+                _ => None,
+            };
+            text::extract(subject, re, &x.group, dynamic)
+        }
+    }
+}
+
+/// `case`: the value of the first arm whose condition is `true` (with a subject, whose `X = A`
+/// is `true`: a `null` comparison is no match); only the chosen value is evaluated.
+fn eval_case<'x, 'a: 'x, D: Doc<'a>>(
+    case: &'x Case,
+    root: D,
+    cx: Cx<'x>,
+    s: &mut Scratch,
+) -> Val<'x> {
+    match &case.subject {
+        None => {
+            for (cond, value) in &case.arms {
+                if matches!(eval(cond, root, cx, s), Val::Bool(true)) {
+                    return eval(value, root, cx, s);
+                }
+            }
+        }
+        Some(subject) => {
+            let x = eval(subject, root, cx, s);
+            if !x.is_null() {
+                for (a, value) in &case.arms {
+                    if compare(&x, &eval(a, root, cx, s)) == Some(Ordering::Equal) {
+                        return eval(value, root, cx, s);
+                    }
+                }
+            }
+        }
+    }
+    match &case.default {
+        Some(e) => eval(e, root, cx, s),
+        None => Val::Null,
+    }
+}
+
+/// `||`, `concat` and the text functions of up to three arguments (the planner checked their
+/// number): `||` is null when either side is, `concat` leaves nulls out.
+fn eval_text<'x, 'a: 'x, D: Doc<'a>>(
+    f: TextFunc,
+    args: &'x [Ex],
+    root: D,
+    cx: Cx<'x>,
+    s: &mut Scratch,
+) -> Val<'x> {
+    match f {
+        TextFunc::Concat | TextFunc::ConcatSkipNull => {
+            let mut out = String::new();
+            for a in args {
+                match eval(a, root, cx, s).to_text() {
+                    Some(t) => out.push_str(&t),
+                    None if f == TextFunc::Concat => return Val::Null,
+                    None => {}
+                }
+            }
+            Val::string(out)
+        }
+        _ => {
+            let mut vals = [Val::Null, Val::Null, Val::Null];
+            for (slot, a) in vals.iter_mut().zip(args) {
+                *slot = eval(a, root, cx, s);
+            }
+            text::apply(f, vals, args.len())
         }
     }
 }

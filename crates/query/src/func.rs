@@ -27,6 +27,26 @@ pub(crate) enum Func {
     Round,
     ToString,
     ToNumber,
+    Level,
+    Severity,
+}
+
+/// A text function evaluated on its arguments' values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum TextFunc {
+    /// `a || b`: null when either side is.
+    Concat,
+    /// `concat(a, b, ...)`: nulls left out.
+    ConcatSkipNull,
+    Substr,
+    Left,
+    Right,
+    Strpos,
+    Replace,
+    Trim,
+    LTrim,
+    RTrim,
+    SplitPart,
 }
 
 /// Aggregate functions.
@@ -49,6 +69,10 @@ pub(crate) enum FuncName {
     Has,
     Coalesce,
     Agg(AggFunc),
+    /// `if(C, A, B)`: `case when C then A else B end`.
+    If,
+    Text(TextFunc),
+    Extract,
 }
 
 /// Every function: name, meaning, fewest and most arguments.
@@ -68,6 +92,25 @@ const TABLE: &[(&str, FuncName, usize, usize)] = &[
     ("round", FuncName::Scalar(Func::Round), 1, 2),
     ("tostring", FuncName::Scalar(Func::ToString), 1, 1),
     ("tonumber", FuncName::Scalar(Func::ToNumber), 1, 1),
+    ("if", FuncName::If, 3, 3),
+    (
+        "concat",
+        FuncName::Text(TextFunc::ConcatSkipNull),
+        1,
+        usize::MAX,
+    ),
+    ("substr", FuncName::Text(TextFunc::Substr), 2, 3),
+    ("left", FuncName::Text(TextFunc::Left), 2, 2),
+    ("right", FuncName::Text(TextFunc::Right), 2, 2),
+    ("strpos", FuncName::Text(TextFunc::Strpos), 2, 2),
+    ("replace", FuncName::Text(TextFunc::Replace), 3, 3),
+    ("trim", FuncName::Text(TextFunc::Trim), 1, 1),
+    ("ltrim", FuncName::Text(TextFunc::LTrim), 1, 1),
+    ("rtrim", FuncName::Text(TextFunc::RTrim), 1, 1),
+    ("split_part", FuncName::Text(TextFunc::SplitPart), 3, 3),
+    ("extract", FuncName::Extract, 2, 3),
+    ("level", FuncName::Scalar(Func::Level), 1, 1),
+    ("severity", FuncName::Scalar(Func::Severity), 1, 1),
     ("count", FuncName::Agg(AggFunc::Count), 1, 1),
     ("sum", FuncName::Agg(AggFunc::Sum), 1, 1),
     ("avg", FuncName::Agg(AggFunc::Avg), 1, 1),
@@ -371,6 +414,8 @@ pub(crate) fn call<'x>(f: Func, a: Val<'x>, b: Option<Val<'x>>) -> Val<'x> {
             Some(Cow::Owned(s)) => Val::string(s),
             None => Val::Null,
         },
+        Func::Level => crate::level::level(&a),
+        Func::Severity => crate::level::severity(&a),
         Func::ToNumber => match &a {
             Val::Num(n, _) => Val::number(*n),
             Val::Str(s, _) => parse_number(s.trim()).map_or(Val::Null, Val::number),

@@ -11,7 +11,7 @@
 use regex::Regex;
 use rust_decimal::Decimal;
 
-use crate::func::{AggFunc, Func, Like};
+use crate::func::{AggFunc, Func, Like, TextFunc};
 use crate::parse::{BinOp, Seg};
 use crate::value::Val;
 
@@ -56,6 +56,12 @@ pub(crate) enum Ex {
     Match(Box<Ex>, Pattern<Regex>),
     Coalesce(Vec<Ex>),
     Call(Func, Box<Ex>, Option<Box<Ex>>),
+    /// `case` and `if`.
+    Case(Box<Case>),
+    /// `||` and the text functions (`text.rs`).
+    Text(TextFunc, Vec<Ex>),
+    /// `extract(s, 'regex' [, group])`.
+    Extract(Box<Extract>),
 }
 
 /// A pattern compiled once when it is a literal, else evaluated per line.
@@ -63,6 +69,40 @@ pub(crate) enum Ex {
 pub(crate) enum Pattern<T> {
     Fixed(T),
     Dynamic(Box<Ex>),
+}
+
+/// A planned `case` (and `if`, planned as `case when C then A else B end`). A `when` arm is
+/// taken only when its condition is `true` (with a subject: when `X = A` is `true`); arms are
+/// tried in order; no arm taken and no `else` gives `null`.
+#[derive(Debug)]
+pub(crate) struct Case {
+    /// `X` of `case X when A ...`; `None` for `case when C ...`.
+    pub subject: Option<Ex>,
+    /// `(C or A, V)` of each `when ... then ...`, in order.
+    pub arms: Vec<(Ex, Ex)>,
+    pub default: Option<Ex>,
+}
+
+/// Which capture group `extract` gives.
+#[derive(Debug)]
+pub(crate) enum Group {
+    /// Group 1 when the regex has a group, else the whole match (no group argument).
+    Default,
+    /// A group by number (0: the whole match).
+    Number(usize),
+    /// A group by name (only for a regex that is not a literal; a literal's names were
+    /// resolved to numbers).
+    Name(String),
+    /// Evaluated per line: a whole number or a name.
+    Dynamic(Box<Ex>),
+}
+
+/// A planned `extract(s, 'regex' [, group])`.
+#[derive(Debug)]
+pub(crate) struct Extract {
+    pub text: Ex,
+    pub regex: Pattern<Regex>,
+    pub group: Group,
 }
 
 /// One aggregate of the query.

@@ -35,6 +35,8 @@ pub(crate) enum Tok {
     Le,
     Gt,
     Ge,
+    /// `||` (concatenation)
+    Concat,
     /// The end of the query.
     Eof,
 }
@@ -110,6 +112,7 @@ pub(crate) fn lex(q: &str) -> Result<Vec<Token>, QueryError> {
                 (b'<', Some(b'>')) | (b'!', Some(b'=')) => (Tok::Ne, 2),
                 (b'<', Some(b'=')) => (Tok::Le, 2),
                 (b'>', Some(b'=')) => (Tok::Ge, 2),
+                (b'|', Some(b'|')) => (Tok::Concat, 2),
                 (b'=', _) => (Tok::Eq, 1),
                 (b'<', _) => (Tok::Lt, 1),
                 (b'>', _) => (Tok::Gt, 1),
@@ -124,6 +127,14 @@ pub(crate) fn lex(q: &str) -> Result<Vec<Token>, QueryError> {
                 (b'-', _) => (Tok::Minus, 1),
                 (b'/', _) => (Tok::Slash, 1),
                 (b'%', _) => (Tok::Percent, 1),
+                (b'|', _) => {
+                    return Err(QueryError::new(
+                        q,
+                        start,
+                        start + 1,
+                        "'|' alone is not an operator ('||' concatenates)",
+                    ));
+                }
                 (b'"', _) => {
                     return Err(QueryError::new(
                         q,
@@ -255,6 +266,21 @@ mod tests {
             "unexpected character '#'"
         );
         assert_eq!(lex("x ≥ 1").unwrap_err().column(), 3);
+        assert_eq!(
+            lex("a | b").unwrap_err().message(),
+            "'|' alone is not an operator ('||' concatenates)"
+        );
+        assert_eq!(
+            kinds("a||b ||c"),
+            vec![
+                Tok::Ident,
+                Tok::Concat,
+                Tok::Ident,
+                Tok::Concat,
+                Tok::Ident,
+                Tok::Eof
+            ]
+        );
         // Comments: to the end of the line.
         let toks = |q: &str| {
             lex(q)

@@ -87,6 +87,37 @@
 //!   `ss` match, then `ß` as `ss`, so the capital `ẞ` matches them too); `_` matches one
 //!   character of the folded text, so `'ß' ilike '__'` is true and `'ß' ilike '_'` false
 //!   (`like` is not folded: `'ß' like '_'` is true).
+//! - **`||`** binds as in PostgreSQL: tighter than comparisons, `like` and `in`, looser than
+//!   `+ -` (`'a' || 1 + 2` is `'a3'`; `x || 'b' = 'ab'` compares the concatenation; `s like
+//!   p || '%'` takes the concatenation as the pattern). Left-associative.
+//! - **`case`, `when`, `then`, `else`, `end`** are reserved where an expression is expected
+//!   (as in SQL): write `['end']` for such a property (`Properties.end` is fine).
+//! - **`case x when null`** is a query error, as `x = null` is (it could never match);
+//!   write `case when x is null then ...`. The chosen branch's value is returned as it is, so
+//!   a number read from the input keeps its text, as with `coalesce`.
+//! - **`concat`** of nothing but nulls is `''` (PostgreSQL's `concat`); `||` and `concat`
+//!   write a number from the input as written (`1.50`, `15e-1`), a computed one exactly.
+//! - **Text functions do not cast** (PostgreSQL would): a number where text is expected gives
+//!   null (`substr(12345, 1, 2)`; write `substr(tostring(n), 1, 2)`), as `lower(5)` does.
+//!   Positions, lengths and counts must be whole numbers (`2.0` is 2; `1.5`, `'2'` and numbers
+//!   beyond a Decimal give null).
+//! - **`strpos(s, '')`** is 1, as in PostgreSQL (also for `s = ''`). `left`/`right` with a
+//!   negative count and `split_part` with `n < 1` give null (PostgreSQL counts from the other
+//!   end; QUERY.md says null).
+//! - **`trim`** removes characters with Unicode's `White_Space` property (space, tab, line
+//!   breaks, no-break space, `U+3000`...); not the zero-width space or the byte-order mark,
+//!   which are not white space.
+//! - **`extract`** uses the `regex` crate's syntax, as `match` does; groups are named
+//!   `(?P<name>...)` or `(?<name>...)`. Without a group argument it gives group 1 when the
+//!   regex has any group (named or not), else the whole match. A literal group (number or
+//!   name) that a literal regex does not have is a query error, and so is a literal group
+//!   number that is negative or not whole; with a regex or group computed per line, a regex
+//!   that does not compile or a group it lacks gives null.
+//! - **`level`** matches the spellings in ASCII case (`WARN`, `Warn`), with nothing around
+//!   them (`' warn'` is not a level; `İNFO` with a dotted capital I neither); a number must
+//!   equal 10, 20, ... 60 (`40.0` and `4e1` do, `45` does not); the text `'40'` is not a level
+//!   (pino writes numbers as numbers). The canonical names are spellings too, so
+//!   `severity(level(x))` is `severity(x)`.
 //! - The serde document (`--engine serde`) sees what serde_json keeps: the *last* of
 //!   duplicate keys, strings already unescaped (written as computed strings), arrays and
 //!   objects re-serialized. Everything else is the same engine.
@@ -138,10 +169,12 @@ mod eval;
 mod fsum;
 mod func;
 mod ir;
+mod level;
 mod lex;
 mod parse;
 mod plan;
 mod prefilter;
+mod text;
 mod value;
 mod worker;
 

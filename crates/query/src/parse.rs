@@ -1,7 +1,9 @@
 //! The parser: tokens → a typed AST ([`Query`]) where every node keeps its source span.
 //!
 //! Recursive descent, one function per binding level of QUERY.md's operator table (loosest
-//! first): `or` → `and` → `not` → comparison → `+ -` → `* / %` → unary `-` → primary.
+//! first): `or` → `and` → `not` → comparison → `||` → `+ -` → `* / %` → unary `-` → primary.
+//! `||` sits where PostgreSQL puts it: tighter than comparisons, looser than `+ -`
+//! (`'a' || 1 + 2` is `'a3'`, `x || 'b' = 'ab'` compares the concatenation).
 //! Comparisons do not chain (`a < b < c` is an error). Every "expected X, found Y" message comes
 //! from an [`Expect`] variant; each variant's doc names a query that triggers it, and the tests
 //! check exactly those queries.
@@ -76,6 +78,8 @@ pub(crate) enum BinOp {
     Mul,
     Div,
     Rem,
+    /// `||`
+    Concat,
 }
 
 impl BinOp {
@@ -129,6 +133,12 @@ pub(crate) enum ExprKind {
     },
     /// `*` as the argument of `count(*)`.
     Star,
+    /// `case [subject] when A then V ... [else E] end`.
+    Case {
+        subject: Option<Box<Expr>>,
+        arms: Vec<(Expr, Expr)>,
+        default: Option<Box<Expr>>,
+    },
 }
 
 /// What the parser expected where it failed.
@@ -170,6 +180,14 @@ pub(crate) enum Expect {
     AfterNot,
     /// `select a where a < b < c`
     NoChain,
+    /// `select case a end`
+    CaseWhen,
+    /// `select case when a b end`
+    CaseThen,
+    /// `select case when a then b`
+    CaseNext,
+    /// `select case when a then b else c d`
+    CaseEnd,
 }
 
 impl Expect {
@@ -194,6 +212,10 @@ impl Expect {
             Expect::NullAfterIs => "'null' or 'not null' after 'is'",
             Expect::AfterNot => "'like', 'ilike' or 'in' after 'not'",
             Expect::NoChain => "the end of the comparison (comparisons do not chain: use 'and')",
+            Expect::CaseWhen => "'when'",
+            Expect::CaseThen => "'then'",
+            Expect::CaseNext => "'when', 'else' or 'end'",
+            Expect::CaseEnd => "'end' to close 'case'",
         }
     }
 }
@@ -201,7 +223,8 @@ impl Expect {
 /// Words that start a clause or join conditions: never a property name where an expression
 /// is expected (write `['order']` for such a key).
 const RESERVED: &[&str] = &[
-    "select", "from", "where", "group", "order", "limit", "and", "or",
+    "select", "from", "where", "group", "order", "limit", "and", "or", "case", "when", "then",
+    "else", "end",
 ];
 
 /// How deeply expressions may nest (parentheses, `not`, unary `-`, calls): deeper queries
@@ -570,7 +593,7 @@ impl<'q> Parser<'q> {
 
     fn comparison(&mut self) -> Result<Expr, QueryError> {
         let start = self.peek().start;
-        let lhs = self.additive()?;
+        let lhs = self.concat()?;
         let op = match self.peek().tok {
             Tok::Eq => Some(BinOp::Eq),
             Tok::Ne => Some(BinOp::Ne),
@@ -582,7 +605,7 @@ impl<'q> Parser<'q> {
         };
         let kind = if let Some(op) = op {
             self.bump();
-            let rhs = self.additive()?;
+            let rhs = self.concat()?;
             ExprKind::Bin(op, Box::new(lhs), Box::new(rhs))
         } else if self.is_kw("is") {
             self.bump();
@@ -611,7 +634,7 @@ impl<'q> Parser<'q> {
             if self.is_kw("like") || self.is_kw("ilike") {
                 let ci = self.is_kw("ilike");
                 self.bump();
-                let pattern = self.additive()?;
+                let pattern = self.concat()?;
                 ExprKind::Like {
                     expr: Box::new(lhs),
                     pattern: Box::new(pattern),
@@ -649,6 +672,54 @@ impl<'q> Parser<'q> {
             return self.fail(Expect::NoChain);
         }
         Ok(e)
+    }
+
+    /// `a || b || c`: left-associative, between comparisons and `+ -` (as in PostgreSQL).
+    fn concat(&mut self) -> Result<Expr, QueryError> {
+        self.left_chain(Self::additive, |t| {
+            (*t == Tok::Concat).then_some(BinOp::Concat)
+        })
+    }
+
+    /// `case [subject] when A then V ... [else E] end`, the `case` keyword next.
+    fn case(&mut self, start: usize) -> Result<Expr, QueryError> {
+        self.bump();
+        let subject = if self.is_kw("when") {
+            None
+        } else {
+            Some(Box::new(self.expr()?))
+        };
+        if !self.is_kw("when") {
+            return self.fail(Expect::CaseWhen);
+        }
+        let mut arms = Vec::new();
+        while self.eat_kw("when") {
+            let when = self.expr()?;
+            if !self.eat_kw("then") {
+                return self.fail(Expect::CaseThen);
+            }
+            arms.push((when, self.expr()?));
+        }
+        let default = if self.eat_kw("else") {
+            Some(Box::new(self.expr()?))
+        } else {
+            None
+        };
+        if !self.eat_kw("end") {
+            return self.fail(if default.is_some() {
+                Expect::CaseEnd
+            } else {
+                Expect::CaseNext
+            });
+        }
+        Ok(Expr {
+            kind: ExprKind::Case {
+                subject,
+                arms,
+                default,
+            },
+            span: self.span_from(start),
+        })
     }
 
     fn additive(&mut self) -> Result<Expr, QueryError> {
@@ -735,6 +806,9 @@ impl<'q> Parser<'q> {
             Tok::Ident => {
                 let word = self.text(&t);
                 let lower = word.to_ascii_lowercase();
+                if lower == "case" {
+                    return self.nested(|p| p.case(start));
+                }
                 if RESERVED.contains(&lower.as_str()) {
                     return self.fail(Expect::Expr);
                 }
@@ -919,6 +993,16 @@ mod tests {
                 "select a where a < b < c",
                 "expected the end of the comparison (comparisons do not chain: use 'and'), found '<'",
             ),
+            ("select case a end", "expected 'when', found 'end'"),
+            ("select case when a b end", "expected 'then', found 'b'"),
+            (
+                "select case when a then b",
+                "expected 'when', 'else' or 'end', found the end of the query",
+            ),
+            (
+                "select case when a then b else c d",
+                "expected 'end' to close 'case', found 'd'",
+            ),
         ];
         for (q, msg) in cases {
             assert_eq!(&err(q), msg, "query: {q}");
@@ -954,6 +1038,64 @@ mod tests {
             panic!()
         };
         assert!(matches!(prod.kind, ExprKind::Bin(BinOp::Mul, _, _)));
+    }
+
+    #[test]
+    fn concat_binds_between_comparison_and_plus() {
+        // `a || b + 1 = c || d` is `(a || (b + 1)) = (c || d)`.
+        let q = parse("where a || b + 1 = c || d || e").unwrap();
+        let ExprKind::Bin(BinOp::Eq, l, r) = q.filter.unwrap().kind else {
+            panic!("not a comparison")
+        };
+        let ExprKind::Bin(BinOp::Concat, _, sum) = l.kind else {
+            panic!("not a concatenation")
+        };
+        assert!(matches!(sum.kind, ExprKind::Bin(BinOp::Add, ..)));
+        // Left-associative.
+        let ExprKind::Bin(BinOp::Concat, cd, e) = r.kind else {
+            panic!("not a concatenation")
+        };
+        assert!(matches!(cd.kind, ExprKind::Bin(BinOp::Concat, ..)));
+        assert!(matches!(e.kind, ExprKind::Path(_)));
+        // A like pattern may be a concatenation.
+        let q = parse("where a like b || '%'").unwrap();
+        let ExprKind::Like { pattern, .. } = q.filter.unwrap().kind else {
+            panic!("not like")
+        };
+        assert!(matches!(pattern.kind, ExprKind::Bin(BinOp::Concat, ..)));
+    }
+
+    #[test]
+    fn case_forms_and_their_spans() {
+        let q =
+            parse("select case when a then 1 when b then 2 else 3 end, case x when 1 then 2 end")
+                .unwrap();
+        let items = q.select.unwrap();
+        let ExprKind::Case {
+            subject: None,
+            arms,
+            default: Some(_),
+        } = &items[0].expr.kind
+        else {
+            panic!("searched case")
+        };
+        assert_eq!(arms.len(), 2);
+        assert_eq!((items[0].expr.span.start, items[0].expr.span.end), (7, 50));
+        assert!(matches!(
+            &items[1].expr.kind,
+            ExprKind::Case {
+                subject: Some(_),
+                default: None,
+                ..
+            }
+        ));
+        // Deep nesting of case is refused like other nesting.
+        let deep = format!(
+            "select {}1{}",
+            "case when true then ".repeat(100),
+            " end".repeat(100)
+        );
+        assert!(err(&deep).starts_with("the query nests more than 64 levels deep"));
     }
 
     #[test]

@@ -18,8 +18,10 @@ use rust_decimal::Decimal;
 
 use crate::doc::Scanned;
 use crate::error::{ErrorKind, QueryError};
+use crate::func::TextFunc;
 use crate::func::{self, AggFunc, FuncName, Like};
-use crate::ir::{AggSpec, Ex, Path, Pattern};
+use crate::ir::Extract;
+use crate::ir::{AggSpec, Case, Ex, Path, Pattern};
 use crate::parse::{self, BinOp, Expr, ExprKind, Query, Seg};
 use crate::prefilter::{self, Prefilter};
 use crate::value::{Num, Val, parse_number};
@@ -113,6 +115,15 @@ fn contains_agg(e: &Expr) -> bool {
         ExprKind::Like { expr, pattern, .. } => contains_agg(expr) || contains_agg(pattern),
         ExprKind::In { expr, list, .. } => contains_agg(expr) || list.iter().any(contains_agg),
         ExprKind::IsNull { expr, .. } => contains_agg(expr),
+        ExprKind::Case {
+            subject,
+            arms,
+            default,
+        } => {
+            subject.as_deref().is_some_and(contains_agg)
+                || arms.iter().any(|(a, v)| contains_agg(a) || contains_agg(v))
+                || default.as_deref().is_some_and(contains_agg)
+        }
         _ => false,
     }
 }
@@ -191,6 +202,7 @@ impl<'q> Planner<'q> {
                         self.check_null_compare(e, *op, a, b)?;
                         Ex::Cmp(*op, a2, b2)
                     }
+                    BinOp::Concat => Ex::Text(TextFunc::Concat, vec![*a2, *b2]),
                     _ => Ex::Arith(*op, a2, b2),
                 }
             }
@@ -238,7 +250,43 @@ impl<'q> Planner<'q> {
                 name_span,
                 args,
             } => return self.call(e, name, *name_span, args, ctx),
+            ExprKind::Case {
+                subject,
+                arms,
+                default,
+            } => self.case(subject.as_deref(), arms, default.as_deref(), ctx)?,
         })
+    }
+
+    /// `case`: `case x when null` is never a match, a query error as `x = null` is.
+    fn case(
+        &mut self,
+        subject: Option<&Expr>,
+        arms: &[(Expr, Expr)],
+        default: Option<&Expr>,
+        ctx: Ctx,
+    ) -> Result<Ex, QueryError> {
+        if let Some(x) = subject
+            && let Some((null, _)) = arms.iter().find(|(a, _)| a.kind == ExprKind::Null)
+        {
+            let x = text_of(self.q, x);
+            return self.err(
+                null,
+                ErrorKind::NullComparison,
+                format!("case {x} when null is never true: write case when {x} is null then ..."),
+            );
+        }
+        let subject = subject.map(|x| self.compile(x, ctx)).transpose()?;
+        let arms = arms
+            .iter()
+            .map(|(a, v)| Ok((self.compile(a, ctx)?, self.compile(v, ctx)?)))
+            .collect::<Result<_, QueryError>>()?;
+        let default = default.map(|d| self.compile(d, ctx)).transpose()?;
+        Ok(Ex::Case(Box::new(Case {
+            subject,
+            arms,
+            default,
+        })))
     }
 
     fn check_null_compare(
@@ -429,6 +477,21 @@ impl<'q> Planner<'q> {
                     .map(|a| self.compile(a, ctx))
                     .collect::<Result<_, _>>()?,
             ),
+            FuncName::If => {
+                let [c, a, b] = [0, 1, 2].map(|i| &args[i]);
+                self.case(None, &[(c.clone(), a.clone())], Some(b), ctx)?
+            }
+            FuncName::Text(f) => Ex::Text(
+                f,
+                args.iter()
+                    .map(|a| self.compile(a, ctx))
+                    .collect::<Result<_, _>>()?,
+            ),
+            FuncName::Extract => {
+                let (text, regex) = (self.compile(&args[0], ctx)?, self.compile(&args[1], ctx)?);
+                let group = args.get(2).map(|g| self.compile(g, ctx)).transpose()?;
+                Ex::Extract(Box::new(Extract::plan(self.q, args, text, regex, group)?))
+            }
             FuncName::Scalar(f) => {
                 let a = arg(self, 0)?;
                 let b = if args.len() > 1 {

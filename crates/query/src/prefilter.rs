@@ -20,7 +20,7 @@
 //! | `p in ('a', 'b', 5)`, every item a string or a number constant | `a ∨ b ∨ K = 5` (for numbers, `p` must end in a key `K`, as below) |
 //! | `match(p, 're')` | `(P₁ ∨ … ∨ Pₙ) ∧ (S₁ ∨ … ∨ Sₘ)`: prefix and suffix literals of the regex |
 //! | `q op N`, `N op q` (`q` a path ending in a key `K`; `N` a number constant that is an exact decimal; `op` one of `= <> < <= > >=`) | `K op N` (flipped for `N op q`) |
-//! | anything else: `not`, `<>` of strings, `not like`, `not in`, `ilike`, arithmetic, `lower(p) = 'x'`, … | true |
+//! | anything else: `not`, `<>` of strings, `not like`, `not in`, `ilike`, arithmetic, `lower(p) = 'x'`, `case`, `if`, `\|\|` and the text functions (`p \|\| 'b' = 'ab'`, `extract(p, re) = 'x'`), `level`, … | true |
 //!
 //! Each row holds because these operators are only `true` on a *string* value, and that value
 //! then contains `L` (equality: it is `L`; `like`: every fragment is matched literally, in

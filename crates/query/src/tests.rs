@@ -1760,3 +1760,5 @@ fn error_kinds() {
         assert_eq!(Plan::compile(q).unwrap_err().kind(), kind, "{q}");
     }
 }
+
+mod text;
