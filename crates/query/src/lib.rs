@@ -131,6 +131,7 @@
 #![cfg_attr(not(test), warn(clippy::unwrap_used))]
 
 mod agg;
+mod distinct;
 mod doc;
 mod dsum;
 mod error;
