@@ -1765,3 +1765,5 @@ fn error_kinds() {
         assert_eq!(Plan::compile(q).unwrap_err().kind(), kind, "{q}");
     }
 }
+
+mod shape;
