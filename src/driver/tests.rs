@@ -16,6 +16,19 @@ fn fake_run(
     limit: Option<u64>,
     strict: bool,
 ) -> (anyhow::Result<Drove>, Vec<u8>) {
+    fake_run_paged(paths, threads, chunk, window, limit, 0, strict)
+}
+
+/// [`fake_run`] with an `offset`.
+fn fake_run_paged(
+    paths: &[PathBuf],
+    threads: usize,
+    chunk: Option<usize>,
+    window: usize,
+    limit: Option<u64>,
+    offset: u64,
+    strict: bool,
+) -> (anyhow::Result<Drove>, Vec<u8>) {
     let opts = RunOptions {
         threads,
         scanner: Scanner::Scalar,
@@ -30,6 +43,7 @@ fn fake_run(
     let shape = Shape {
         mode: Mode::Lines,
         limit,
+        offset,
         filter: None,
     };
     let inputs = Inputs::open(paths).expect("inputs open");
@@ -199,6 +213,68 @@ fn limit_stops_early_with_the_first_rows() {
 }
 
 #[test]
+fn offset_skips_the_first_rows_and_limit_stops_after_offset_plus_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = lines().repeat(50);
+    let path = write(dir.path(), "big.ndjson", &data);
+    let (all, total_lines, ..) = expected(&data);
+    let all: Vec<&[u8]> = all.split_inclusive(|&b| b == b'\n').collect();
+    let page = |skip: usize, take: usize| -> Vec<u8> {
+        all.iter().skip(skip).take(take).flat_map(|l| l.iter()).copied().collect()
+    };
+    for threads in [1, 2] {
+        for chunk in [None, Some(1), Some(1000)] {
+            for window in [1000, WINDOW] {
+                for (limit, offset) in [(Some(3), 2), (Some(1), 40), (Some(0), 5)] {
+                    let what = format!(
+                        "threads {threads} chunk {chunk:?} window {window} limit {limit:?} offset {offset}"
+                    );
+                    let (drove, out) = fake_run_paged(
+                        std::slice::from_ref(&path),
+                        threads,
+                        chunk,
+                        window,
+                        limit,
+                        offset,
+                        false,
+                    );
+                    let drove = drove.expect("runs");
+                    let take = limit.map_or(usize::MAX, |l| l as usize);
+                    assert!(out == page(offset as usize, take), "{what}: output differs");
+                    assert_eq!(drove.stats.rows, (all.len() - offset as usize).min(take) as u64);
+                    // Reading stops once offset + limit rows are out: at least that many
+                    // lines matched, and far from all were read.
+                    let l = limit.unwrap_or(0);
+                    assert!(drove.stats.hits >= l + offset, "{what}");
+                    assert!(drove.stats.lines < total_lines / 10, "{what}");
+                }
+            }
+        }
+    }
+    // An offset alone reads everything and leaves out the first rows.
+    let small = write(dir.path(), "small.ndjson", &lines());
+    let (all, _, hits, ..) = expected(&lines());
+    let rows: Vec<&[u8]> = all.split_inclusive(|&b| b == b'\n').collect();
+    for threads in [1, 3] {
+        for chunk in [None, Some(1), Some(700)] {
+            let (drove, out) = fake_run_paged(
+                std::slice::from_ref(&small),
+                threads,
+                chunk,
+                1000,
+                None,
+                7,
+                false,
+            );
+            let drove = drove.expect("runs");
+            assert!(out == rows[7..].concat(), "threads {threads} chunk {chunk:?}");
+            assert_eq!(drove.stats.hits, hits);
+            assert_eq!(drove.stats.rows, rows.len() as u64 - 7);
+        }
+    }
+}
+
+#[test]
 fn strict_stops_at_the_first_bad_line_after_the_lines_before_it() {
     let dir = tempfile::tempdir().unwrap();
     let data = lines();
@@ -320,6 +396,7 @@ fn a_file_cut_short_while_read_is_an_error_not_a_crash() {
     let shape = Shape {
         mode: Mode::Lines,
         limit: None,
+        offset: 0,
         filter: None,
     };
     let inputs = Inputs::open(std::slice::from_ref(&path)).expect("inputs open");
