@@ -445,3 +445,58 @@ fn windows_are_mapped_with_the_huge_page_advice() {
         .expect("the window's VmFlags line");
     assert!(flags.split_whitespace().any(|f| f == "hg"), "{flags}");
 }
+
+/// `having`, `select distinct` and `offset` through the whole driver with real plans: every
+/// thread count and chunk size (one line per chunk included) gives the bytes of one thread
+/// and one chunk, in a streaming format and in `table` (rows kept to the end).
+#[test]
+fn having_distinct_and_offset_give_the_same_bytes_for_every_thread_count_and_chunk() {
+    let sample = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/sample.ndjson");
+    let inputs = Inputs::open(&[sample]).expect("the sample opens");
+    let queries = [
+        "select RequestPath, count(*) group by RequestPath having count(*) > 1",
+        "select @l, avg(Elapsed) group by @l having max(Elapsed) > 100 order by count(*) desc",
+        "select count(*) having count(*) > 1000000",
+        "select distinct @l",
+        "select distinct RequestMethod, StatusCode order by StatusCode desc limit 4 offset 1",
+        "select distinct * where StatusCode >= 400",
+        "select distinct RequestMethod group by RequestMethod, @l",
+        "select Message offset 250",
+        "select Message where Elapsed > 100 limit 3 offset 10",
+        "where StatusCode >= 500 offset 2",
+        "select RequestPath, Elapsed order by Elapsed desc limit 5 offset 3",
+        "select RequestPath group by RequestPath order by count(*) desc, RequestPath limit 5",
+        "select count(*), count(*) where StatusCode = 200",
+    ];
+    let once = |plan: &Plan, threads: usize, chunk: Option<usize>, format: Format| {
+        let opts = RunOptions {
+            threads,
+            chunk_size: chunk,
+            progress: false,
+            ..RunOptions::default()
+        };
+        let mut out = Vec::new();
+        run(&opts, plan, &inputs, format, &mut out).expect("runs");
+        out
+    };
+    for query in queries {
+        let plan = Plan::compile(query).expect("compiles");
+        for format in [Format::Json, Format::Table] {
+            let want = once(&plan, 1, None, format);
+            // Every query but the one whose `having` is false gives some rows.
+            let none = query.contains("1000000") && format == Format::Json;
+            assert_eq!(want.is_empty(), none, "{query}: {want:?}");
+            for threads in [1, 2, 3] {
+                for chunk in [Some(1), Some(700), Some(1 << 30)] {
+                    let got = once(&plan, threads, chunk, format);
+                    assert!(
+                        got == want,
+                        "{query} ({format:?}, threads {threads}, chunk {chunk:?}):\n{}\nwant:\n{}",
+                        String::from_utf8_lossy(&got),
+                        String::from_utf8_lossy(&want)
+                    );
+                }
+            }
+        }
+    }
+}
