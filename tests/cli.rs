@@ -966,9 +966,15 @@ fn offset_with_streamed_rows_and_limit_stops_early() {
             .run();
         lines.ok();
         lines.stdout_is(&format!("{}\n", text.lines().nth(4).unwrap()));
-        let table = ndq(&["--threads", threads, "-o", "table", "select @t limit 1 offset 9"])
-            .path(&input)
-            .run();
+        let table = ndq(&[
+            "--threads",
+            threads,
+            "-o",
+            "table",
+            "select @t limit 1 offset 9",
+        ])
+        .path(&input)
+        .run();
         table.ok();
         let t = times[9].as_str().unwrap();
         table.stdout_is(&format!("@t\n{}\n{t}\n", "-".repeat(t.len())));
@@ -1004,7 +1010,10 @@ fn repeated_column_names_are_unique_in_every_format() {
              {\"count(*)\":1,\"count(*)_2\":1,\"x\":2,\"x_2\":2}\n",
         ),
         ("csv", "count(*),count(*)_2,x,x_2\n1,1,1,1\n1,1,2,2\n"),
-        ("tsv", "count(*)\tcount(*)_2\tx\tx_2\n1\t1\t1\t1\n1\t1\t2\t2\n"),
+        (
+            "tsv",
+            "count(*)\tcount(*)_2\tx\tx_2\n1\t1\t1\t1\n1\t1\t2\t2\n",
+        ),
     ] {
         let out = ndq(&["-o", format, query]).stdin(data).run();
         out.ok();
@@ -1015,19 +1024,27 @@ fn repeated_column_names_are_unique_in_every_format() {
 #[test]
 fn having_and_distinct_end_to_end() {
     let data = "{\"g\":\"a\",\"v\":1.50}\n{\"g\":\"b\",\"v\":2}\n{\"g\":\"a\",\"v\":1.5}\n";
-    let out = ndq(&["-o", "json", "select g, count(*) as n group by g having n > 1"])
-        .stdin(data)
-        .run();
+    let out = ndq(&[
+        "-o",
+        "json",
+        "select g, count(*) as n group by g having n > 1",
+    ])
+    .stdin(data)
+    .run();
     out.ok();
     out.stdout_is("{\"g\":\"a\",\"n\":2}\n");
-    let out = ndq(&["-o", "json", "select distinct g, v"]).stdin(data).run();
+    let out = ndq(&["-o", "json", "select distinct g, v"])
+        .stdin(data)
+        .run();
     out.ok();
     out.stdout_is("{\"g\":\"a\",\"v\":1.50}\n{\"g\":\"b\",\"v\":2}\n");
 }
 
 #[test]
 fn having_without_aggregation_is_a_query_error_pointing_at_having() {
-    let out = ndq(&["select v where v > 1 having v > 2"]).stdin("{}\n").run();
+    let out = ndq(&["select v where v > 1 having v > 2"])
+        .stdin("{}\n")
+        .run();
     out.status(2);
     out.stdout_is("");
     out.stderr_has(

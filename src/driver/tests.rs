@@ -220,7 +220,12 @@ fn offset_skips_the_first_rows_and_limit_stops_after_offset_plus_limit() {
     let (all, total_lines, ..) = expected(&data);
     let all: Vec<&[u8]> = all.split_inclusive(|&b| b == b'\n').collect();
     let page = |skip: usize, take: usize| -> Vec<u8> {
-        all.iter().skip(skip).take(take).flat_map(|l| l.iter()).copied().collect()
+        all.iter()
+            .skip(skip)
+            .take(take)
+            .flat_map(|l| l.iter())
+            .copied()
+            .collect()
     };
     for threads in [1, 2] {
         for chunk in [None, Some(1), Some(1000)] {
@@ -241,7 +246,10 @@ fn offset_skips_the_first_rows_and_limit_stops_after_offset_plus_limit() {
                     let drove = drove.expect("runs");
                     let take = limit.map_or(usize::MAX, |l| l as usize);
                     assert!(out == page(offset as usize, take), "{what}: output differs");
-                    assert_eq!(drove.stats.rows, (all.len() - offset as usize).min(take) as u64);
+                    assert_eq!(
+                        drove.stats.rows,
+                        (all.len() - offset as usize).min(take) as u64
+                    );
                     // Reading stops once offset + limit rows are out: at least that many
                     // lines matched, and far from all were read.
                     let l = limit.unwrap_or(0);
@@ -267,7 +275,10 @@ fn offset_skips_the_first_rows_and_limit_stops_after_offset_plus_limit() {
                 false,
             );
             let drove = drove.expect("runs");
-            assert!(out == rows[7..].concat(), "threads {threads} chunk {chunk:?}");
+            assert!(
+                out == rows[7..].concat(),
+                "threads {threads} chunk {chunk:?}"
+            );
             assert_eq!(drove.stats.hits, hits);
             assert_eq!(drove.stats.rows, rows.len() as u64 - 7);
         }

@@ -202,7 +202,9 @@ impl Expect {
             }
             Expect::AfterGroupBy => "',' or the next clause (having, order by, limit, offset)",
             Expect::AfterOrderBy => "',', 'limit' or 'offset'",
-            Expect::AfterHaving => "the next clause (order by, limit, offset) or the end of the query",
+            Expect::AfterHaving => {
+                "the next clause (order by, limit, offset) or the end of the query"
+            }
             Expect::LaterClause => "another clause or the end of the query",
             Expect::AfterLimit => "'offset' or the end of the query",
             Expect::End => "the end of the query",

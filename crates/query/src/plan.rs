@@ -602,10 +602,10 @@ fn substitute(e: &mut Expr, items: &[parse::Item]) {
                 *e = item.expr.clone();
             }
         }
-        ExprKind::Call { name, args, .. } => {
-            if !matches!(func::lookup(name), Some((FuncName::Agg(_), ..))) {
-                args.iter_mut().for_each(sub);
-            }
+        ExprKind::Call { name, args, .. }
+            if !matches!(func::lookup(name), Some((FuncName::Agg(_), ..))) =>
+        {
+            args.iter_mut().for_each(sub);
         }
         ExprKind::Neg(a) | ExprKind::Not(a) => sub(a),
         ExprKind::Bin(_, a, b) => {

@@ -311,7 +311,12 @@ over!(
     GROUPS,
     ""
 );
-over!(offset_zero_is_no_offset, "select v limit 1 offset 0", GROUPS, "1");
+over!(
+    offset_zero_is_no_offset,
+    "select v limit 1 offset 0",
+    GROUPS,
+    "1"
+);
 over!(
     select_star_order_by_with_offset,
     "select * order by v limit 1 offset 1",
@@ -344,7 +349,10 @@ over!(
 #[test]
 fn repeated_column_names_get_a_suffix() {
     let cols = |q: &str| Plan::compile(q).unwrap().columns().to_vec();
-    assert_eq!(cols("select count(*), count(*)"), ["count(*)", "count(*)_2"]);
+    assert_eq!(
+        cols("select count(*), count(*)"),
+        ["count(*)", "count(*)_2"]
+    );
     assert_eq!(cols("select a, a, a"), ["a", "a_2", "a_3"]);
     assert_eq!(cols("select a, b as a, a"), ["a", "a_2", "a_3"]);
     // A suffix never takes a name written elsewhere in the list, before or after.
