@@ -368,3 +368,26 @@ over!(
     GROUPS,
     "7|7"
 );
+
+#[test]
+fn offset_with_a_limit_still_stops_early_an_offset_alone_does_not() {
+    let plan = |q: &str| Plan::compile(q).unwrap();
+    let p = plan("select v limit 3 offset 10");
+    assert!(p.early_stop());
+    assert_eq!((p.limit(), p.offset()), (Some(3), 10));
+    assert!(!plan("select v offset 10").early_stop());
+    assert_eq!(plan("select v").offset(), 0);
+    // Collected rows are paged by `finish`: no early stop.
+    assert!(!plan("select v order by v limit 3 offset 1").early_stop());
+    assert!(!plan("select distinct v limit 3").early_stop());
+}
+
+#[test]
+fn new_errors_are_of_their_kind() {
+    use crate::ErrorKind;
+    let kind = |q: &str| Plan::compile(q).unwrap_err().kind();
+    assert_eq!(kind("select v having v > 1"), ErrorKind::Aggregate);
+    assert_eq!(kind("select distinct count(*)"), ErrorKind::Aggregate);
+    assert_eq!(kind("select distinct g order by v"), ErrorKind::GroupBy);
+    assert_eq!(kind("select v offset x"), ErrorKind::Syntax);
+}
