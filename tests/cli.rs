@@ -980,3 +980,128 @@ fn text_functions_and_levels_end_to_end() {
             .stderr_has(&format!("  {query}\n  {caret}\n"));
     }
 }
+
+/// `offset M` on streamed rows: the first M rows are left out, and with a `limit` reading
+/// still stops early, after M + N rows, with any number of threads.
+#[test]
+fn offset_with_streamed_rows_and_limit_stops_early() {
+    let f = Fixture::new();
+    let (input, total) = generated(&f, 24 << 20);
+    let text = std::fs::read_to_string(&input).unwrap();
+    let times: Vec<Value> = text
+        .lines()
+        .take(10)
+        .map(|l| serde_json::from_str::<Value>(l).unwrap()["@t"].clone())
+        .collect();
+    for threads in ["1", "2"] {
+        let out = ndq(&[
+            "--stats",
+            "--threads",
+            threads,
+            "-o",
+            "json",
+            "select @t limit 2 offset 3",
+        ])
+        .path(&input)
+        .run();
+        out.status(0).stdout_is(&format!(
+            "{{\"@t\":{}}}\n{{\"@t\":{}}}\n",
+            times[3], times[4]
+        ));
+        let (scanned, ..) = out.stats();
+        assert!(
+            scanned < total / 20,
+            "limit 2 offset 3 scanned {scanned} of {total} lines{out}"
+        );
+        // Whole lines, and rows kept for a table, skip alike.
+        let lines = ndq(&["--threads", threads, "limit 1 offset 4"])
+            .path(&input)
+            .run();
+        lines.ok();
+        lines.stdout_is(&format!("{}\n", text.lines().nth(4).unwrap()));
+        let table = ndq(&[
+            "--threads",
+            threads,
+            "-o",
+            "table",
+            "select @t limit 1 offset 9",
+        ])
+        .path(&input)
+        .run();
+        table.ok();
+        let t = times[9].as_str().unwrap();
+        table.stdout_is(&format!("@t\n{}\n{t}\n", "-".repeat(t.len())));
+    }
+}
+
+#[test]
+fn offset_without_limit_reads_everything_and_skips_the_first_rows() {
+    let data = "{\"n\":1}\n{\"n\":2}\n\n{\"n\":3}\n{\"n\":4}\n";
+    for (query, want) in [
+        ("select n offset 2", "3\n4\n"),
+        ("select n offset 0", "1\n2\n3\n4\n"),
+        ("select n offset 9", ""),
+        ("select n order by n desc offset 1 ", "3\n2\n1\n"),
+        ("select count(*) offset 1", ""),
+    ] {
+        let out = ndq(&["-o", "raw", query]).stdin(data).run();
+        out.ok();
+        out.stdout_is(want);
+    }
+}
+
+/// Two columns of one name: the later get `_2`, `_3` in every format, so JSON keys stay
+/// unique.
+#[test]
+fn repeated_column_names_are_unique_in_every_format() {
+    let data = "{\"a\":1}\n{\"a\":2}\n";
+    let query = "select count(*), count(*), a as x, a as x group by a";
+    for (format, want) in [
+        (
+            "json",
+            "{\"count(*)\":1,\"count(*)_2\":1,\"x\":1,\"x_2\":1}\n\
+             {\"count(*)\":1,\"count(*)_2\":1,\"x\":2,\"x_2\":2}\n",
+        ),
+        ("csv", "count(*),count(*)_2,x,x_2\n1,1,1,1\n1,1,2,2\n"),
+        (
+            "tsv",
+            "count(*)\tcount(*)_2\tx\tx_2\n1\t1\t1\t1\n1\t1\t2\t2\n",
+        ),
+    ] {
+        let out = ndq(&["-o", format, query]).stdin(data).run();
+        out.ok();
+        out.stdout_is(want);
+    }
+}
+
+#[test]
+fn having_and_distinct_end_to_end() {
+    let data = "{\"g\":\"a\",\"v\":1.50}\n{\"g\":\"b\",\"v\":2}\n{\"g\":\"a\",\"v\":1.5}\n";
+    let out = ndq(&[
+        "-o",
+        "json",
+        "select g, count(*) as n group by g having n > 1",
+    ])
+    .stdin(data)
+    .run();
+    out.ok();
+    out.stdout_is("{\"g\":\"a\",\"n\":2}\n");
+    let out = ndq(&["-o", "json", "select distinct g, v"])
+        .stdin(data)
+        .run();
+    out.ok();
+    out.stdout_is("{\"g\":\"a\",\"v\":1.50}\n{\"g\":\"b\",\"v\":2}\n");
+}
+
+#[test]
+fn having_without_aggregation_is_a_query_error_pointing_at_having() {
+    let out = ndq(&["select v where v > 1 having v > 2"])
+        .stdin("{}\n")
+        .run();
+    out.status(2);
+    out.stdout_is("");
+    out.stderr_has(
+        "having needs an aggregation; did you mean where? (column 22)\n  \
+         select v where v > 1 having v > 2\n                       ^^^^^^",
+    );
+}

@@ -32,7 +32,8 @@
 //! Memory is bounded by two windows (the one being read and the one being unmapped), the
 //! chunk outputs, and (for `table` and aggregations) the rows kept until the end.
 //!
-//! With `limit N` and no `order by`, each chunk stops at N rows, a chunk that reached its rows
+//! With `limit N` and no `order by`, each chunk stops at N rows (N + M with `offset M`; the
+//! first M rows in chunk order are left out when written), a chunk that reached its rows
 //! tells the chunks after it to give up (they are not needed), and reading stops once N rows
 //! are written. Line numbers are counted per chunk and summed in chunk order, so the first bad
 //! line reported is the same with any number of threads and any chunk size.
@@ -214,6 +215,7 @@ pub fn run(
     let shape = Shape {
         mode,
         limit: plan.limit(),
+        offset: plan.offset(),
         filter: filter.as_ref(),
     };
     let mut header = Vec::new();
@@ -283,6 +285,9 @@ pub struct Shape<'f> {
     pub mode: Mode,
     /// `limit N`.
     pub limit: Option<u64>,
+    /// `offset M` (0: none): rows skipped before `limit` counts (a [`Mode::Collect`] plan
+    /// applies it itself, in `Plan::finish`).
+    pub offset: u64,
     /// The lines worth handing to the steps (`None`: all).
     pub filter: Option<&'f LineFilter<'f>>,
 }
@@ -322,10 +327,18 @@ where
         pool: &pool,
         out,
         bad: BadLines::new(),
-        remaining: if shape.mode.stops_early() {
-            shape.limit
+        remaining: match (shape.mode.stops_early(), shape.limit) {
+            (false, _) => None,
+            // The rows `offset` skips are produced first, then `limit` more.
+            (true, Some(limit)) => Some(limit.saturating_add(shape.offset)),
+            // Row ends are kept to skip the first rows; no stop comes in reach.
+            (true, None) if shape.offset > 0 => Some(u64::MAX),
+            (true, None) => None,
+        },
+        skip: if shape.mode.stops_early() {
+            shape.offset
         } else {
-            None
+            0
         },
         drove: Drove::default(),
         progress: Progress::new(allowed, opts.color, total),
@@ -382,8 +395,10 @@ struct Driver<'r, S, F> {
     pool: &'r rayon::ThreadPool,
     out: &'r mut dyn Write,
     bad: BadLines,
-    /// Rows still wanted (`limit` without `order by`).
+    /// Rows still wanted (`offset` + `limit` without `order by`), skipped ones included.
     remaining: Option<u64>,
+    /// Rows still to skip (`offset` without `order by`).
+    skip: u64,
     drove: Drove,
     progress: Progress,
     /// Input bytes of the inputs already finished (for the progress bar).
@@ -585,21 +600,31 @@ where
             rows = rows.min(left);
             self.remaining = Some(left - rows);
         }
+        // The first `skip` of this chunk's rows are `offset`'s (row ends are kept whenever
+        // there is an offset: `remaining` is set).
+        let skip = self.skip.min(rows);
+        self.skip -= skip;
         match self.shape.mode {
             Mode::Lines | Mode::Stream => {
+                let start = if skip > 0 {
+                    out.row_ends[skip as usize - 1]
+                } else {
+                    0
+                };
                 let end = if rows < out.rows {
                     out.row_ends[rows as usize - 1]
                 } else {
                     out.buf.len()
                 };
-                if end > 0 {
-                    let buf = &out.buf[..end];
+                if end > start {
+                    let buf = &out.buf[start..end];
                     let w = &mut self.out;
                     self.progress.suspend(|| w.write_all(buf))?;
                 }
             }
             Mode::Table => {
                 out.table.truncate(rows as usize);
+                out.table.drain(..skip as usize);
                 self.drove.table.append(&mut out.table);
             }
             Mode::Collect => {
@@ -611,7 +636,7 @@ where
                 }
             }
         }
-        self.drove.stats.rows += rows;
+        self.drove.stats.rows += rows - skip;
         Ok(if self.remaining == Some(0) {
             Flow::Done
         } else {

@@ -16,6 +16,19 @@ fn fake_run(
     limit: Option<u64>,
     strict: bool,
 ) -> (anyhow::Result<Drove>, Vec<u8>) {
+    fake_run_paged(paths, threads, chunk, window, limit, 0, strict)
+}
+
+/// [`fake_run`] with an `offset`.
+fn fake_run_paged(
+    paths: &[PathBuf],
+    threads: usize,
+    chunk: Option<usize>,
+    window: usize,
+    limit: Option<u64>,
+    offset: u64,
+    strict: bool,
+) -> (anyhow::Result<Drove>, Vec<u8>) {
     let opts = RunOptions {
         threads,
         scanner: Scanner::Scalar,
@@ -30,6 +43,7 @@ fn fake_run(
     let shape = Shape {
         mode: Mode::Lines,
         limit,
+        offset,
         filter: None,
     };
     let inputs = Inputs::open(paths).expect("inputs open");
@@ -199,6 +213,79 @@ fn limit_stops_early_with_the_first_rows() {
 }
 
 #[test]
+fn offset_skips_the_first_rows_and_limit_stops_after_offset_plus_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = lines().repeat(50);
+    let path = write(dir.path(), "big.ndjson", &data);
+    let (all, total_lines, ..) = expected(&data);
+    let all: Vec<&[u8]> = all.split_inclusive(|&b| b == b'\n').collect();
+    let page = |skip: usize, take: usize| -> Vec<u8> {
+        all.iter()
+            .skip(skip)
+            .take(take)
+            .flat_map(|l| l.iter())
+            .copied()
+            .collect()
+    };
+    for threads in [1, 2] {
+        for chunk in [None, Some(1), Some(1000)] {
+            for window in [1000, WINDOW] {
+                for (limit, offset) in [(Some(3), 2), (Some(1), 40), (Some(0), 5)] {
+                    let what = format!(
+                        "threads {threads} chunk {chunk:?} window {window} limit {limit:?} offset {offset}"
+                    );
+                    let (drove, out) = fake_run_paged(
+                        std::slice::from_ref(&path),
+                        threads,
+                        chunk,
+                        window,
+                        limit,
+                        offset,
+                        false,
+                    );
+                    let drove = drove.expect("runs");
+                    let take = limit.map_or(usize::MAX, |l| l as usize);
+                    assert!(out == page(offset as usize, take), "{what}: output differs");
+                    assert_eq!(
+                        drove.stats.rows,
+                        (all.len() - offset as usize).min(take) as u64
+                    );
+                    // Reading stops once offset + limit rows are out: at least that many
+                    // lines matched, and far from all were read.
+                    let l = limit.unwrap_or(0);
+                    assert!(drove.stats.hits >= l + offset, "{what}");
+                    assert!(drove.stats.lines < total_lines / 10, "{what}");
+                }
+            }
+        }
+    }
+    // An offset alone reads everything and leaves out the first rows.
+    let small = write(dir.path(), "small.ndjson", &lines());
+    let (all, _, hits, ..) = expected(&lines());
+    let rows: Vec<&[u8]> = all.split_inclusive(|&b| b == b'\n').collect();
+    for threads in [1, 3] {
+        for chunk in [None, Some(1), Some(700)] {
+            let (drove, out) = fake_run_paged(
+                std::slice::from_ref(&small),
+                threads,
+                chunk,
+                1000,
+                None,
+                7,
+                false,
+            );
+            let drove = drove.expect("runs");
+            assert!(
+                out == rows[7..].concat(),
+                "threads {threads} chunk {chunk:?}"
+            );
+            assert_eq!(drove.stats.hits, hits);
+            assert_eq!(drove.stats.rows, rows.len() as u64 - 7);
+        }
+    }
+}
+
+#[test]
 fn strict_stops_at_the_first_bad_line_after_the_lines_before_it() {
     let dir = tempfile::tempdir().unwrap();
     let data = lines();
@@ -320,6 +407,7 @@ fn a_file_cut_short_while_read_is_an_error_not_a_crash() {
     let shape = Shape {
         mode: Mode::Lines,
         limit: None,
+        offset: 0,
         filter: None,
     };
     let inputs = Inputs::open(std::slice::from_ref(&path)).expect("inputs open");
@@ -367,4 +455,59 @@ fn windows_are_mapped_with_the_huge_page_advice() {
         .find_map(|l| l.strip_prefix("VmFlags:"))
         .expect("the window's VmFlags line");
     assert!(flags.split_whitespace().any(|f| f == "hg"), "{flags}");
+}
+
+/// `having`, `select distinct` and `offset` through the whole driver with real plans: every
+/// thread count and chunk size (one line per chunk included) gives the bytes of one thread
+/// and one chunk, in a streaming format and in `table` (rows kept to the end).
+#[test]
+fn having_distinct_and_offset_give_the_same_bytes_for_every_thread_count_and_chunk() {
+    let sample = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/sample.ndjson");
+    let inputs = Inputs::open(&[sample]).expect("the sample opens");
+    let queries = [
+        "select RequestPath, count(*) group by RequestPath having count(*) > 1",
+        "select @l, avg(Elapsed) group by @l having max(Elapsed) > 100 order by count(*) desc",
+        "select count(*) having count(*) > 1000000",
+        "select distinct @l",
+        "select distinct RequestMethod, StatusCode order by StatusCode desc limit 4 offset 1",
+        "select distinct * where StatusCode >= 400",
+        "select distinct RequestMethod group by RequestMethod, @l",
+        "select Message offset 250",
+        "select Message where Elapsed > 100 limit 3 offset 10",
+        "where StatusCode >= 500 offset 2",
+        "select RequestPath, Elapsed order by Elapsed desc limit 5 offset 3",
+        "select RequestPath group by RequestPath order by count(*) desc, RequestPath limit 5",
+        "select count(*), count(*) where StatusCode = 200",
+    ];
+    let once = |plan: &Plan, threads: usize, chunk: Option<usize>, format: Format| {
+        let opts = RunOptions {
+            threads,
+            chunk_size: chunk,
+            progress: false,
+            ..RunOptions::default()
+        };
+        let mut out = Vec::new();
+        run(&opts, plan, &inputs, format, &mut out).expect("runs");
+        out
+    };
+    for query in queries {
+        let plan = Plan::compile(query).expect("compiles");
+        for format in [Format::Json, Format::Table] {
+            let want = once(&plan, 1, None, format);
+            // Every query but the one whose `having` is false gives some rows.
+            let none = query.contains("1000000") && format == Format::Json;
+            assert_eq!(want.is_empty(), none, "{query}: {want:?}");
+            for threads in [1, 2, 3] {
+                for chunk in [Some(1), Some(700), Some(1 << 30)] {
+                    let got = once(&plan, threads, chunk, format);
+                    assert!(
+                        got == want,
+                        "{query} ({format:?}, threads {threads}, chunk {chunk:?}):\n{}\nwant:\n{}",
+                        String::from_utf8_lossy(&got),
+                        String::from_utf8_lossy(&want)
+                    );
+                }
+            }
+        }
+    }
 }

@@ -25,6 +25,7 @@ use rust_decimal::Decimal;
 
 use rust_decimal::prelude::ToPrimitive;
 
+use crate::distinct::Distinct;
 use crate::doc::{Doc, NoDoc};
 use crate::dsum::DecimalSum;
 use crate::eval::{self, Cx, Scratch, eval, resolve_number};
@@ -47,6 +48,8 @@ enum Inner {
     Empty,
     Groups(Groups),
     Rows(Rows),
+    /// `select distinct` (not aggregating).
+    Distinct(Distinct),
 }
 
 #[derive(Debug, Default)]
@@ -304,11 +307,16 @@ impl Plan {
                 g.groups.push(self.new_group(Vec::new()));
             }
             Inner::Groups(g)
+        } else if self.distinct {
+            Inner::Distinct(Distinct::default())
         } else {
             Inner::Rows(Rows {
                 heap: BinaryHeap::new(),
                 all: Vec::new(),
-                cap: self.limit.map(|l| usize::try_from(l).unwrap_or(usize::MAX)),
+                // The rows `offset` skips are among the best too.
+                cap: self
+                    .limit
+                    .map(|l| usize::try_from(l.saturating_add(self.offset)).unwrap_or(usize::MAX)),
                 next_seq: 0,
             })
         };
@@ -323,27 +331,41 @@ impl Plan {
     }
 
     /// The final rows of a [`Kind::Collect`](crate::plan::Kind::Collect) query from the accumulators merged in
-    /// input order: grouped, sorted, limited.
+    /// input order: grouped, filtered by `having`, made distinct, sorted, `offset` rows
+    /// skipped and cut to `limit`.
     pub fn finish(&self, acc: Accumulator) -> Vec<Vec<Value<'static>>> {
         let inner = match acc.inner {
             Inner::Empty => self.accumulator().inner,
             other => other,
         };
-        let limit = self
-            .limit
-            .map_or(usize::MAX, |l| usize::try_from(l).unwrap_or(usize::MAX));
         match inner {
             Inner::Empty => Vec::new(),
             Inner::Rows(r) => {
                 let mut all = r.all;
                 all.extend(r.heap);
-                all.sort();
-                all.truncate(limit);
-                all.into_iter().map(|k| k.row).collect()
+                self.page(all)
+            }
+            Inner::Distinct(d) => {
+                let dirs = self.dirs;
+                let all = d
+                    .rows
+                    .into_iter()
+                    .enumerate()
+                    .map(|(seq, (keys, row))| Kept {
+                        keys,
+                        seq: seq as u64,
+                        row,
+                        dirs,
+                    })
+                    .collect();
+                self.page(all)
             }
             Inner::Groups(g) => {
                 let mut scratch = Default::default();
                 let mut out: Vec<Kept> = Vec::with_capacity(g.groups.len());
+                // `select distinct` with `group by` (and no aggregate): each group's row
+                // encoded, by group index, to drop the rows already written.
+                let mut tags: Vec<Vec<u8>> = Vec::new();
                 let ordered = !self.order.is_empty();
                 let d = if ordered { self.dirs } else { 0 };
                 for (seq, group) in g.groups.into_iter().enumerate() {
@@ -358,6 +380,18 @@ impl Plan {
                         keys: &group.keys,
                         aggs: &aggs,
                     };
+                    if self.distinct {
+                        let mut tag = Vec::new();
+                        for ex in &self.out {
+                            encode_key(&eval(ex, NoDoc, cx, &mut scratch), &mut tag);
+                        }
+                        tags.push(tag);
+                    }
+                    if let Some(h) = &self.having
+                        && !matches!(eval(h, NoDoc, cx, &mut scratch), Val::Bool(true))
+                    {
+                        continue;
+                    }
                     let row = self
                         .out
                         .iter()
@@ -378,11 +412,26 @@ impl Plan {
                         dirs: d,
                     });
                 }
-                out.sort();
-                out.truncate(limit);
-                out.into_iter().map(|k| k.row).collect()
+                if self.distinct {
+                    out.sort();
+                    let mut seen = HashSet::new();
+                    out.retain(|k| seen.insert(std::mem::take(&mut tags[k.seq as usize])));
+                }
+                self.page(out)
             }
         }
+    }
+
+    /// `rows` sorted (by their keys, then input order), the first `offset` left out, cut to
+    /// `limit`.
+    fn page(&self, mut rows: Vec<Kept>) -> Vec<Vec<Value<'static>>> {
+        let to_usize = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
+        rows.sort();
+        rows.into_iter()
+            .skip(to_usize(self.offset))
+            .take(self.limit.map_or(usize::MAX, to_usize))
+            .map(|k| k.row)
+            .collect()
     }
 }
 
@@ -412,6 +461,7 @@ impl Accumulator {
                     }
                 }
             }
+            (Inner::Distinct(a), Inner::Distinct(b)) => a.merge(b),
             (Inner::Rows(a), Inner::Rows(b)) => {
                 let offset = a.next_seq;
                 a.next_seq += b.next_seq;
@@ -473,6 +523,7 @@ pub(crate) fn accumulate<'a, D: Doc<'a>>(
             }
         }
         Inner::Rows(r) => keep_row(plan, s, root, r),
+        Inner::Distinct(d) => d.add(plan, s, root),
     }
 }
 

@@ -2,7 +2,8 @@
 //! the engine on lazy ndq_scan documents, the engine on serde_json values, and a
 //! straightforward reference written here directly over `serde_json::Value` (its own
 //! three-valued logic, `like` via `regex`, decimal sums via rust_decimal) — must agree.
-//! Also: `order by ... limit k` (the bounded top-k) equals the full sort cut to `k`; any text
+//! Also: `order by ... limit k [offset m]` (the bounded top-k) equals the full sort, `m` rows
+//! skipped, cut to `k`; any text
 //! compiles or fails with a rendered error (never a panic); generated queries of every shape
 //! run on both documents, whole and merged, and agree.
 
@@ -437,6 +438,15 @@ proptest! {
             let top = both(&format!("select s, a where {where_} order by a desc, s limit {k}"), &lines);
             let cut: Vec<&str> = full.split(';').filter(|r| !r.is_empty()).take(k).collect();
             prop_assert_eq!(top, cut.join(";"));
+            // With an offset: the full sort, `m` rows skipped, then cut to `k`.
+            let m = 2;
+            let page = both(
+                &format!("select s, a where {where_} order by a desc, s limit {k} offset {m}"),
+                &lines,
+            );
+            let cut: Vec<&str> =
+                full.split(';').filter(|r| !r.is_empty()).skip(m).take(k).collect();
+            prop_assert_eq!(page, cut.join(";"));
         }
     }
 }
@@ -451,6 +461,9 @@ const SOUP: &[&str] = &[
     "by",
     "order",
     "limit",
+    "offset",
+    "having",
+    "distinct",
     "asc",
     "desc",
     "as",
@@ -693,19 +706,28 @@ fn query_text() -> impl Strategy<Value = String> {
         prop::option::of(prop::collection::vec(expr_text(), 1..3)),
         prop::option::of(prop::collection::vec((expr_text(), any::<bool>()), 1..3)),
         prop::option::of(0u32..4),
+        (
+            prop::bool::weighted(0.25),
+            prop::option::weighted(0.25, expr_text()),
+            prop::option::of(0u32..3),
+        ),
     )
-        .prop_map(|(items, w, g, o, l)| {
+        .prop_map(|(items, w, g, o, l, (distinct, having, offset))| {
             let items: Vec<String> = items
                 .into_iter()
                 .enumerate()
                 .map(|(i, (e, alias))| if alias { format!("{e} as c{i}") } else { e })
                 .collect();
-            let mut q = format!("select {}", items.join(", "));
+            let distinct = if distinct { "distinct " } else { "" };
+            let mut q = format!("select {distinct}{}", items.join(", "));
             if let Some(w) = w {
                 q += &format!(" where {}", render(&w));
             }
             if let Some(g) = g {
                 q += &format!(" group by {}", g.join(", "));
+            }
+            if let Some(h) = having {
+                q += &format!(" having {h}");
             }
             if let Some(o) = o {
                 let keys: Vec<String> = o
@@ -716,6 +738,9 @@ fn query_text() -> impl Strategy<Value = String> {
             }
             if let Some(l) = l {
                 q += &format!(" limit {l}");
+            }
+            if let Some(m) = offset {
+                q += &format!(" offset {m}");
             }
             q
         })

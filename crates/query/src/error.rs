@@ -42,10 +42,11 @@ pub enum ErrorKind {
     /// Wrong number or form of arguments (`lower(a, b)`, `sum(*)`, `has('x')`, a percentile
     /// that is not a number literal in (0, 100]).
     Arguments,
-    /// An aggregate where none may be (`where`, `group by`, inside another aggregate).
+    /// An aggregate where none may be (`where`, `group by`, inside another aggregate, a
+    /// `select distinct` query), or `having` in a query that aggregates nothing.
     Aggregate,
-    /// A select or order item that is neither grouped nor aggregated, or `select *` in an
-    /// aggregation.
+    /// A select or order item that is neither grouped nor aggregated, `select *` in an
+    /// aggregation, or an `order by` key of `select distinct` that is not a select item.
     GroupBy,
     /// `x = null` and friends.
     NullComparison,

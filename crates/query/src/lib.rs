@@ -5,9 +5,10 @@
 //! - [`Plan::compile`] parses and plans a query, or gives a [`QueryError`] whose `Display`
 //!   quotes the query with a caret under the offending column.
 //! - [`Plan::kind`] says how to drive it: [`Kind::Lines`] (write matching lines unchanged),
-//!   [`Kind::Rows`] (one row per matching line, streamed), [`Kind::Collect`] (aggregation or
-//!   `order by`: fold lines into an [`Accumulator`], merge accumulators in input order, then
-//!   [`Plan::finish`]).
+//!   [`Kind::Rows`] (one row per matching line, streamed; the CLI applies [`Plan::offset`]
+//!   and [`Plan::limit`]), [`Kind::Collect`] (aggregation, `order by` or `select distinct`:
+//!   fold lines into an [`Accumulator`], merge accumulators in input order, then
+//!   [`Plan::finish`], which applies `having`, `offset` and `limit`).
 //! - A [`Worker`] (one per thread) evaluates lines, generic over the document type ([`Doc`]):
 //!   ndq_scan's lazy `Object`/`Value`, or `&serde_json::Value` for the baseline engine.
 //! - [`Plan::key_set`] names the top-level keys the query reads, for
@@ -30,13 +31,41 @@
 //! `error`, `lex`, `parse` (the AST) → `value` (values, numbers, orders), `func`, `fsum`,
 //! `dsum`, `doc` (the document trait) → `ir` (compiled expressions) → `prefilter` (literals
 //! of `where`) → `plan` (the planner and [`Plan`]) → `eval` (one expression over one
-//! document) → `agg` ([`Accumulator`]) → `worker` ([`Worker`]).
+//! document) → `distinct` (the rows of `select distinct`) → `agg` ([`Accumulator`]) →
+//! `worker` ([`Worker`]).
 //!
 //! # Choices where QUERY.md is silent
 //!
-//! - **Reserved words**: `select from where group order limit and or` never name a property
-//!   where an expression is expected; write `['order']`. `not` neither: it starts a negation
-//!   (`['not']` reads the property). Any word is fine after a `.`.
+//! - **Reserved words**: `select distinct from where group having order limit offset and or`
+//!   never name a property where an expression is expected; write `['order']`. `not` neither:
+//!   it starts a negation (`['not']` reads the property). Any word is fine after a `.`.
+//! - **Clause order** is strict, as QUERY.md writes it: `limit` before `offset` (`offset 5
+//!   limit 10` is an error; PostgreSQL takes both orders).
+//! - **`having`** makes the query an aggregation when it holds an aggregate, as in SQL
+//!   (`select 'many' having count(*) > 2` gives one row or none); `having` in a query that
+//!   aggregates nothing is an error (`having needs an aggregation; did you mean where?`).
+//!   A bare name in `having` that is a select alias reads that item, also inside an
+//!   expression (`having n > 1 and n < 5`), before a group key or property of that name (as
+//!   in `order by`); inside an aggregate's argument names are properties of the lines.
+//! - **`select distinct`**: the rows are compared by the values of the select items with the
+//!   key encoding of `group by` (numbers by value, `null` and absent alike, arrays and objects
+//!   by canonical JSON); each distinct row is written from its first line (its text kept).
+//!   `select distinct *` gives one line per distinct JSON object (key order, spacing and
+//!   number spellings aside; the first of duplicate keys), the first such line written
+//!   unchanged; `order by` may then name any property. With a select list, as in
+//!   PostgreSQL, each `order by` key must be a select item (written the same, by alias or
+//!   by position), else the query is an error pointing at it. An aggregate anywhere in a
+//!   `select distinct` query (select, `having`, `order by`) is an error pointing at it;
+//!   `group by` without aggregates is allowed (`select distinct a group by a, b`: the finished
+//!   rows are made distinct after `having`, in their group order or `order by`).
+//! - **`offset`** counts rows after `having`, `distinct` and `order by`; `offset` without
+//!   `limit`, or past the last row, is fine (no rows). On rows streamed without `order by`
+//!   the CLI stops reading after `offset + limit` rows.
+//! - **Repeated column names**: the first column of a name keeps it; each later one gets the
+//!   smallest `_2`, `_3`, ... that no column is called, as written (before or after it) or as
+//!   given: `select a, a as a_2, a` gives `a`, `a_2`, `a_3`; `select a, a, a_2` gives `a`,
+//!   `a_3`, `a_2`. Names compare case-sensitively (`a` and `A` are two). `order by` and
+//!   `having` name aliases as written, not the suffixed names.
 //! - **Comments**: `--` to the end of the line, as in SQL, so `select x -- why` is
 //!   `select x`; a double minus needs a space or parentheses (`- -x`, `-(-x)`).
 //! - **`in`** is `x = a or x = b ...`: true on a match, else null when any comparison was null
@@ -162,6 +191,7 @@
 #![cfg_attr(not(test), warn(clippy::unwrap_used))]
 
 mod agg;
+mod distinct;
 mod doc;
 mod dsum;
 mod error;

@@ -32,13 +32,18 @@ impl PartialEq for Span {
 pub(crate) struct Query {
     /// `None` for no select or `select *`.
     pub select: Option<Vec<Item>>,
+    /// Span of `distinct` in `select distinct`, if written.
+    pub distinct: Option<Span>,
     /// Span of `*` in `select *`, if written.
     pub star: Option<Span>,
     pub from: Option<(String, Span)>,
     pub filter: Option<Expr>,
     pub group_by: Vec<Expr>,
+    /// `having EXPR`, and the span of the word `having`.
+    pub having: Option<(Expr, Span)>,
     pub order_by: Vec<(Expr, bool)>,
     pub limit: Option<u64>,
+    pub offset: Option<u64>,
 }
 
 /// `EXPR [as NAME]`.
@@ -141,6 +146,68 @@ pub(crate) enum ExprKind {
     },
 }
 
+impl Expr {
+    /// The expressions directly inside this one, left to right: the one place that knows the
+    /// shape of every node, so the planner's walks (is there an aggregate, which one, replace
+    /// aliases) cannot miss a kind of expression.
+    pub fn children(&self) -> Vec<&Expr> {
+        match &self.kind {
+            ExprKind::Null
+            | ExprKind::Bool(_)
+            | ExprKind::Number(_)
+            | ExprKind::Str(_)
+            | ExprKind::Path(_)
+            | ExprKind::Star => Vec::new(),
+            ExprKind::Neg(a) | ExprKind::Not(a) => vec![a],
+            ExprKind::Bin(_, a, b) => vec![a, b],
+            ExprKind::Like { expr, pattern, .. } => vec![expr, pattern],
+            ExprKind::In { expr, list, .. } => std::iter::once(&**expr).chain(list).collect(),
+            ExprKind::IsNull { expr, .. } => vec![expr],
+            ExprKind::Call { args, .. } => args.iter().collect(),
+            ExprKind::Case {
+                subject,
+                arms,
+                default,
+            } => subject
+                .as_deref()
+                .into_iter()
+                .chain(arms.iter().flat_map(|(c, v)| [c, v]))
+                .chain(default.as_deref())
+                .collect(),
+        }
+    }
+
+    /// [`Expr::children`], to change them.
+    pub fn children_mut(&mut self) -> Vec<&mut Expr> {
+        match &mut self.kind {
+            ExprKind::Null
+            | ExprKind::Bool(_)
+            | ExprKind::Number(_)
+            | ExprKind::Str(_)
+            | ExprKind::Path(_)
+            | ExprKind::Star => Vec::new(),
+            ExprKind::Neg(a) | ExprKind::Not(a) => vec![a],
+            ExprKind::Bin(_, a, b) => vec![a, b],
+            ExprKind::Like { expr, pattern, .. } => vec![expr, pattern],
+            ExprKind::In { expr, list, .. } => std::iter::once(&mut **expr)
+                .chain(list.iter_mut())
+                .collect(),
+            ExprKind::IsNull { expr, .. } => vec![expr],
+            ExprKind::Call { args, .. } => args.iter_mut().collect(),
+            ExprKind::Case {
+                subject,
+                arms,
+                default,
+            } => subject
+                .as_deref_mut()
+                .into_iter()
+                .chain(arms.iter_mut().flat_map(|(c, v)| [c, v]))
+                .chain(default.as_deref_mut())
+                .collect(),
+        }
+    }
+}
+
 /// What the parser expected where it failed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Expect {
@@ -162,15 +229,21 @@ pub(crate) enum Expect {
     Alias,
     /// `select x limit ten`
     LimitCount,
+    /// `select x offset ten`
+    OffsetCount,
     /// `select x y`
     Clause,
     /// `select g group by g where x`
     AfterGroupBy,
     /// `select x order by x from stream`
     AfterOrderBy,
+    /// `select count(*) having count(*) > 1 where x`
+    AfterHaving,
     /// `select x where a b`
     LaterClause,
     /// `select x limit 1 2`
+    AfterLimit,
+    /// `select x offset 1 2`
     End,
     /// `where x in 1`
     ListOpen,
@@ -203,10 +276,17 @@ impl Expect {
             Expect::Source => "a source name ('stream')",
             Expect::Alias => "a column name after 'as'",
             Expect::LimitCount => "a whole number after 'limit'",
-            Expect::Clause => "',' or the next clause (from, where, group by, order by, limit)",
-            Expect::AfterGroupBy => "',' or the next clause (order by, limit)",
-            Expect::AfterOrderBy => "',' or 'limit'",
+            Expect::OffsetCount => "a whole number after 'offset'",
+            Expect::Clause => {
+                "',' or the next clause (from, where, group by, having, order by, limit, offset)"
+            }
+            Expect::AfterGroupBy => "',' or the next clause (having, order by, limit, offset)",
+            Expect::AfterOrderBy => "',', 'limit' or 'offset'",
+            Expect::AfterHaving => {
+                "the next clause (order by, limit, offset) or the end of the query"
+            }
             Expect::LaterClause => "another clause or the end of the query",
+            Expect::AfterLimit => "'offset' or the end of the query",
             Expect::End => "the end of the query",
             Expect::ListOpen => "'(' to open the list after 'in'",
             Expect::NullAfterIs => "'null' or 'not null' after 'is'",
@@ -223,8 +303,8 @@ impl Expect {
 /// Words that start a clause or join conditions: never a property name where an expression
 /// is expected (write `['order']` for such a key).
 const RESERVED: &[&str] = &[
-    "select", "from", "where", "group", "order", "limit", "and", "or", "case", "when", "then",
-    "else", "end",
+    "select", "distinct", "from", "where", "group", "having", "order", "limit", "offset", "and",
+    "or", "case", "when", "then", "else", "end",
 ];
 
 /// How deeply expressions may nest (parentheses, `not`, unary `-`, calls): deeper queries
@@ -345,10 +425,20 @@ impl<'q> Parser<'q> {
             from: None,
             filter: None,
             group_by: Vec::new(),
+            having: None,
             order_by: Vec::new(),
             limit: None,
+            offset: None,
+            distinct: None,
         };
         if self.eat_kw("select") {
+            if self.is_kw("distinct") {
+                let t = self.bump();
+                query.distinct = Some(Span {
+                    start: t.start,
+                    end: t.end,
+                });
+            }
             if self.peek().tok == Tok::Star {
                 let t = self.bump();
                 query.star = Some(Span {
@@ -407,6 +497,15 @@ impl<'q> Parser<'q> {
             }
             expect = Expect::AfterGroupBy;
         }
+        if self.is_kw("having") {
+            let t = self.bump();
+            let span = Span {
+                start: t.start,
+                end: t.end,
+            };
+            query.having = Some((self.expr()?, span));
+            expect = Expect::AfterHaving;
+        }
         if self.eat_kw("order") {
             if !self.eat_kw("by") {
                 return self.fail(Expect::By);
@@ -427,38 +526,45 @@ impl<'q> Parser<'q> {
             expect = Expect::AfterOrderBy;
         }
         if self.eat_kw("limit") {
-            let t = self.peek().clone();
-            let n = match t.tok {
-                Tok::Number => self.text(&t).parse::<u64>().ok(),
-                _ => None,
-            };
-            // A whole number that does not fit: say so, rather than "expected a whole number".
-            if n.is_none()
-                && t.tok == Tok::Number
-                && self.text(&t).bytes().all(|b| b.is_ascii_digit())
-            {
-                return Err(QueryError::new(
-                    self.q,
-                    t.start,
-                    t.end,
-                    format!(
-                        "limit {} is too large (at most {})",
-                        self.text(&t),
-                        u64::MAX
-                    ),
-                ));
-            }
-            let Some(n) = n else {
-                return self.fail(Expect::LimitCount);
-            };
-            self.bump();
-            query.limit = Some(n);
+            query.limit = Some(self.count("limit", Expect::LimitCount)?);
+            expect = Expect::AfterLimit;
+        }
+        if self.eat_kw("offset") {
+            query.offset = Some(self.count("offset", Expect::OffsetCount)?);
             expect = Expect::End;
         }
         if self.peek().tok != Tok::Eof {
             return self.fail(expect);
         }
         Ok(query)
+    }
+
+    /// The whole number after `limit` or `offset` (the word `clause`).
+    fn count(&mut self, clause: &str, e: Expect) -> Result<u64, QueryError> {
+        let t = self.peek().clone();
+        let n = match t.tok {
+            Tok::Number => self.text(&t).parse::<u64>().ok(),
+            _ => None,
+        };
+        // A whole number that does not fit: say so, rather than "expected a whole number".
+        if n.is_none() && t.tok == Tok::Number && self.text(&t).bytes().all(|b| b.is_ascii_digit())
+        {
+            return Err(QueryError::new(
+                self.q,
+                t.start,
+                t.end,
+                format!(
+                    "{clause} {} is too large (at most {})",
+                    self.text(&t),
+                    u64::MAX
+                ),
+            ));
+        }
+        let Some(n) = n else {
+            return self.fail(e);
+        };
+        self.bump();
+        Ok(n)
     }
 
     fn item(&mut self) -> Result<Item, QueryError> {
@@ -954,20 +1060,32 @@ mod tests {
                 "expected a whole number after 'limit', found '1.5'",
             ),
             (
+                "select x offset ten",
+                "expected a whole number after 'offset', found 'ten'",
+            ),
+            (
+                "select x offset 99999999999999999999999",
+                "offset 99999999999999999999999 is too large (at most 18446744073709551615)",
+            ),
+            (
                 "select g group by g where g = 1",
-                "expected ',' or the next clause (order by, limit), found 'where'",
+                "expected ',' or the next clause (having, order by, limit, offset), found 'where'",
             ),
             (
                 "select x order by x from stream",
-                "expected ',' or 'limit', found 'from'",
+                "expected ',', 'limit' or 'offset', found 'from'",
             ),
             (
                 "select x order by x asc desc",
-                "expected ',' or 'limit', found 'desc'",
+                "expected ',', 'limit' or 'offset', found 'desc'",
             ),
             (
                 "select x y",
-                "expected ',' or the next clause (from, where, group by, order by, limit), found 'y'",
+                "expected ',' or the next clause (from, where, group by, having, order by, limit, offset), found 'y'",
+            ),
+            (
+                "select count(*) having count(*) > 1 where x",
+                "expected the next clause (order by, limit, offset) or the end of the query, found 'where'",
             ),
             (
                 "select x where a b",
@@ -975,7 +1093,15 @@ mod tests {
             ),
             (
                 "select x limit 1 2",
+                "expected 'offset' or the end of the query, found '2'",
+            ),
+            (
+                "select x offset 1 2",
                 "expected the end of the query, found '2'",
+            ),
+            (
+                "select x offset 1 limit 2",
+                "expected the end of the query, found 'limit'",
             ),
             (
                 "where x in 1",
@@ -1203,11 +1329,12 @@ mod tests {
             "count(distinct x) is written count_distinct(x)"
         );
         assert_eq!(e.column(), 14);
-        assert!(
-            parse("select count(distinct)").is_ok(),
-            "a property named distinct"
+        // `distinct` is a reserved word: a property of that name is written ['distinct'].
+        assert_eq!(
+            err("select count(distinct)"),
+            "expected an expression after '(', found 'distinct' (a property named 'distinct' is written ['distinct'])"
         );
-        assert!(parse("select count(distinct + 1)").is_ok());
+        assert!(parse("select count(['distinct'] + 1)").is_ok());
     }
 
     #[test]

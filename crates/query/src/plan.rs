@@ -33,7 +33,8 @@ pub enum Kind {
     Lines,
     /// A projection without `order by`: each matching line gives one row, streamed in input order.
     Rows,
-    /// Aggregation and/or `order by`: rows exist only after every line was accumulated.
+    /// Aggregation, `order by` and/or `select distinct`: rows exist only after every line was
+    /// accumulated.
     Collect,
 }
 
@@ -45,6 +46,13 @@ pub struct Plan {
     pub(crate) lines: bool,
     pub(crate) columns: Vec<String>,
     pub(crate) limit: Option<u64>,
+    /// `offset M` (0 when not written).
+    pub(crate) offset: u64,
+    /// `select distinct`: one row per distinct combination of the select items' values (of
+    /// the whole line for `select distinct *`).
+    pub(crate) distinct: bool,
+    /// `having`: per group, keeps the groups for which it is true.
+    pub(crate) having: Option<Ex>,
     pub(crate) keys: ndq_scan::KeySet,
     pub(crate) key_names: Vec<String>,
     pub(crate) filter: Option<Ex>,
@@ -104,28 +112,14 @@ fn column_name(text: &str) -> String {
     kept.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// Whether `e` is a call of an aggregate function.
+fn is_agg_call(e: &Expr) -> bool {
+    matches!(&e.kind, ExprKind::Call { name, .. }
+        if matches!(func::lookup(name), Some((FuncName::Agg(_), ..))))
+}
+
 fn contains_agg(e: &Expr) -> bool {
-    match &e.kind {
-        ExprKind::Call { name, args, .. } => {
-            matches!(func::lookup(name), Some((FuncName::Agg(_), ..)))
-                || args.iter().any(contains_agg)
-        }
-        ExprKind::Neg(a) | ExprKind::Not(a) => contains_agg(a),
-        ExprKind::Bin(_, a, b) => contains_agg(a) || contains_agg(b),
-        ExprKind::Like { expr, pattern, .. } => contains_agg(expr) || contains_agg(pattern),
-        ExprKind::In { expr, list, .. } => contains_agg(expr) || list.iter().any(contains_agg),
-        ExprKind::IsNull { expr, .. } => contains_agg(expr),
-        ExprKind::Case {
-            subject,
-            arms,
-            default,
-        } => {
-            subject.as_deref().is_some_and(contains_agg)
-                || arms.iter().any(|(a, v)| contains_agg(a) || contains_agg(v))
-                || default.as_deref().is_some_and(contains_agg)
-        }
-        _ => false,
-    }
+    is_agg_call(e) || e.children().into_iter().any(contains_agg)
 }
 
 impl<'q> Planner<'q> {
@@ -524,6 +518,13 @@ impl Plan {
     pub fn limit(&self) -> Option<u64> {
         self.limit
     }
+    /// `offset M`: how many rows to skip (after `order by`, before `limit`); 0 when not
+    /// written. A [`Kind::Collect`] plan applies it in [`Plan::finish`]; for
+    /// [`Kind::Lines`] / [`Kind::Rows`] the CLI skips the first `offset` rows it would write
+    /// (and, with a `limit`, stops after `offset + limit`).
+    pub fn offset(&self) -> u64 {
+        self.offset
+    }
     /// Whether the output is whole input lines (`select *` or no select). For
     /// [`Kind::Lines`] the CLI writes matching lines itself; for a [`Kind::Collect`] plan
     /// (`select * ... order by`) every finished row is one [`crate::Value::RawJson`]: the
@@ -531,8 +532,9 @@ impl Plan {
     pub fn lines(&self) -> bool {
         self.lines
     }
-    /// Whether the CLI may stop reading once it has written `limit` rows: true for a `limit`
-    /// on [`Kind::Lines`] / [`Kind::Rows`] (no order by, no aggregation).
+    /// Whether the CLI may stop reading once it has written `limit` rows (after skipping
+    /// `offset`): true for a `limit` on [`Kind::Lines`] / [`Kind::Rows`] (no order by, no
+    /// aggregation, no distinct).
     pub fn early_stop(&self) -> bool {
         self.limit.is_some() && self.kind != Kind::Collect
     }
@@ -609,6 +611,58 @@ fn aliased<'e>(
     }
 }
 
+/// The first aggregate call in `e` (outermost, leftmost), if any.
+fn first_agg(e: &Expr) -> Option<&Expr> {
+    if is_agg_call(e) {
+        return Some(e);
+    }
+    e.children().into_iter().find_map(first_agg)
+}
+
+/// `e` with each bare name that is a select alias replaced by the item it names (an alias
+/// wins over a property of that name, as in `order by`), outside aggregate arguments (which
+/// read lines, where aliases mean nothing).
+fn with_aliases(e: &Expr, items: &[parse::Item]) -> Expr {
+    let mut e = e.clone();
+    substitute(&mut e, items);
+    e
+}
+
+fn substitute(e: &mut Expr, items: &[parse::Item]) {
+    if let ExprKind::Path(segs) = &e.kind
+        && let [Seg::Key(k)] = segs.as_slice()
+        && let Some(item) = items.iter().find(|i| i.alias.as_deref() == Some(k))
+    {
+        *e = item.expr.clone();
+    } else if !is_agg_call(e) {
+        for child in e.children_mut() {
+            substitute(child, items);
+        }
+    }
+}
+
+/// Column names made unique: the first column of a name keeps it; a later one gets the
+/// smallest suffix `_2`, `_3`, ... that makes a name no column has, as written or as given
+/// (`select a, a as a_2, a` gives `a`, `a_2`, `a_3`), so JSON keys never repeat.
+fn unique_names(written: Vec<String>) -> Vec<String> {
+    use std::collections::HashSet;
+    let all: HashSet<&str> = written.iter().map(String::as_str).collect();
+    let mut taken: HashSet<String> = HashSet::new();
+    let mut out = Vec::with_capacity(written.len());
+    for name in &written {
+        let mut given = name.clone();
+        if taken.contains(&given) {
+            given = (2u64..)
+                .map(|k| format!("{name}_{k}"))
+                .find(|c| !all.contains(c.as_str()) && !taken.contains(c))
+                .unwrap_or_default();
+        }
+        taken.insert(given.clone());
+        out.push(given);
+    }
+    out
+}
+
 fn plan(q: &str, ast: Query) -> Result<Plan, QueryError> {
     if let Some((name, span)) = &ast.from
         && !name.eq_ignore_ascii_case("stream")
@@ -624,9 +678,46 @@ fn plan(q: &str, ast: Query) -> Result<Plan, QueryError> {
         .with_kind(ErrorKind::UnknownSource));
     }
     let items = ast.select.as_deref().unwrap_or(&[]);
+    // `having` may name select aliases: they are read as the items they name.
+    let having = ast
+        .having
+        .as_ref()
+        .map(|(e, kw)| (with_aliases(e, items), *kw));
     let grouped = !ast.group_by.is_empty()
         || items.iter().any(|i| contains_agg(&i.expr))
-        || ast.order_by.iter().any(|(e, _)| contains_agg(e));
+        || ast.order_by.iter().any(|(e, _)| contains_agg(e))
+        || having.as_ref().is_some_and(|(e, _)| contains_agg(e));
+    if let Some((_, kw)) = &having
+        && !grouped
+    {
+        return Err(QueryError::new(
+            q,
+            kw.start,
+            kw.end,
+            "having needs an aggregation; did you mean where?",
+        )
+        .with_kind(ErrorKind::Aggregate));
+    }
+    if ast.distinct.is_some() {
+        let aggregate = items
+            .iter()
+            .map(|i| &i.expr)
+            .chain(having.as_ref().map(|(e, _)| e))
+            .chain(ast.order_by.iter().map(|(e, _)| e))
+            .find_map(first_agg);
+        if let Some(a) = aggregate {
+            return Err(QueryError::new(
+                q,
+                a.span.start,
+                a.span.end,
+                format!(
+                    "select distinct cannot be combined with an aggregate ('{}'): group by gives one row per key",
+                    text_of(q, a)
+                ),
+            )
+            .with_kind(ErrorKind::Aggregate));
+        }
+    }
     let lines = ast.select.is_none();
     if lines && grouped {
         let (s, e) = match (&ast.star, ast.group_by.first()) {
@@ -663,14 +754,16 @@ fn plan(q: &str, ast: Query) -> Result<Plan, QueryError> {
         .iter()
         .map(|g| p.compile(g, Ctx::Line("group by")))
         .collect::<Result<Vec<_>, _>>()?;
-    let columns: Vec<String> = items
-        .iter()
-        .map(|i| {
-            i.alias
-                .clone()
-                .unwrap_or_else(|| column_name(text_of(q, &i.expr)))
-        })
-        .collect();
+    let columns = unique_names(
+        items
+            .iter()
+            .map(|i| {
+                i.alias
+                    .clone()
+                    .unwrap_or_else(|| column_name(text_of(q, &i.expr)))
+            })
+            .collect(),
+    );
     let item_ctx = if grouped {
         Ctx::Group
     } else {
@@ -684,6 +777,17 @@ fn plan(q: &str, ast: Query) -> Result<Plan, QueryError> {
     for (e, desc) in &ast.order_by {
         // An alias or a position names a select item (an alias wins over a property).
         let target = aliased(q, "order by", e, items)?;
+        // As in SQL: the rows of select distinct are made of the select items only, so an
+        // order key must be one of them (`select distinct *` holds every property).
+        if ast.distinct.is_some() && !lines && !items.iter().any(|i| i.expr == *target) {
+            return Err(QueryError::new(
+                q,
+                e.span.start,
+                e.span.end,
+                "for select distinct, order by expressions must appear in the select list",
+            )
+            .with_kind(ErrorKind::GroupBy));
+        }
         let ctx = if grouped {
             Ctx::Group
         } else {
@@ -701,7 +805,12 @@ fn plan(q: &str, ast: Query) -> Result<Plan, QueryError> {
         )
         .with_kind(ErrorKind::Arguments));
     }
-    let kind = if grouped || !order.is_empty() {
+    let having = match &having {
+        Some((e, _)) => Some(p.compile(e, Ctx::Group)?),
+        None => None,
+    };
+    let distinct = ast.distinct.is_some();
+    let kind = if grouped || !order.is_empty() || distinct {
         Kind::Collect
     } else if lines {
         Kind::Lines
@@ -723,6 +832,9 @@ fn plan(q: &str, ast: Query) -> Result<Plan, QueryError> {
         lines,
         columns,
         limit: ast.limit,
+        offset: ast.offset.unwrap_or(0),
+        distinct,
+        having,
         keys: ndq_scan::KeySet::new(&p.keys),
         key_names: p.keys,
         filter,

@@ -153,8 +153,13 @@ fn finish(plan: &Plan, mut rows: Vec<Vec<String>>, mut accs: Vec<Accumulator>) -
             .map(|r| r.iter().map(show).collect())
             .collect();
     }
-    if let (Some(l), true) = (plan.limit(), plan.early_stop()) {
-        rows.truncate(l as usize);
+    if plan.kind() != Kind::Collect {
+        // What the CLI does with streamed rows: skip `offset`, then stop at `limit`.
+        let skip = usize::try_from(plan.offset()).unwrap_or(usize::MAX);
+        rows.drain(..skip.min(rows.len()));
+        if let Some(l) = plan.limit() {
+            rows.truncate(l as usize);
+        }
     }
     render(&rows)
 }
@@ -1762,3 +1767,5 @@ fn error_kinds() {
 }
 
 mod text;
+
+mod shape;

@@ -59,8 +59,8 @@ impl<'p> Worker<'p> {
     }
 
     /// For a [`crate::Kind::Collect`] plan: apply `where`, and when the line matches fold it
-    /// into `acc` (its group's aggregates, or a kept row for `order by`). Returns whether the
-    /// line matched.
+    /// into `acc` (its group's aggregates, a kept row for `order by`, or a new row of
+    /// `select distinct`). Returns whether the line matched.
     pub fn accumulate<'a, D: Doc<'a>>(&mut self, root: D, acc: &mut Accumulator) -> bool {
         if !self.matches(root) {
             return false;
