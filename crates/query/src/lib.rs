@@ -144,7 +144,7 @@ use std::borrow::Cow;
 pub use rust_decimal::Decimal;
 
 pub use agg::Accumulator;
-pub use doc::{Doc, Scanned, Shape};
+pub use doc::{Doc, Scanned, View};
 pub use error::{ErrorKind, QueryError};
 pub use eval::Worker;
 pub use plan::Plan;
