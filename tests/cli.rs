@@ -582,14 +582,73 @@ fn issue_4_closed_pipe_is_quiet_success() {
     );
 }
 
+/// Progress bars for the tests below: shown from the first update (`NDQ_PROGRESS_DELAY_MS=0`,
+/// so no test waits for a run to be slow), with a `TERM` that allows one.
+fn with_a_bar_at_once(cmd: &mut Command) -> &mut Command {
+    cmd.env("NDQ_PROGRESS_DELAY_MS", "0")
+        .env("TERM", "xterm")
+        .env_remove("NO_COLOR")
+}
+
+/// The bar draws wherever ndq allows it to: ndq's terminal check alone keeps it off a pipe
+/// (checked by making that check answer "terminal": this test then fails).
 #[test]
-fn issue_4_no_progress_bar_on_a_pipe() {
+fn no_progress_bar_when_stderr_is_a_pipe() {
     let f = Fixture::new();
     let (input, _) = generated(&f, 20 << 20);
-    let out = ndq(&["select count(*) where Elapsed > 200"])
-        .path(&input)
-        .run();
-    out.ok();
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_ndq"));
+    with_a_bar_at_once(&mut cmd).args([
+        "-o",
+        "raw",
+        "select count(*) where Elapsed > 200",
+        input.to_str().unwrap(),
+    ]);
+    let out = cmd.output().expect("ndq runs");
+    assert_eq!(out.status.code(), Some(0));
+    assert!(!out.stdout.is_empty());
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "",
+        "nothing on stderr"
+    );
+}
+
+/// On a terminal (a pseudo-terminal from util-linux's `script`) the bar is drawn on stderr,
+/// and cleared; the results still go to stdout alone. (Checked by making ndq's terminal check
+/// answer "not a terminal": this test then fails.) Skipped where `script` is missing.
+#[test]
+fn progress_bar_on_a_terminal() {
+    if Command::new("script").arg("--version").output().is_err() {
+        eprintln!("skipped: no script(1) to run ndq in a pseudo-terminal");
+        return;
+    }
+    let f = Fixture::new();
+    let (input, _) = generated(&f, 20 << 20);
+    let query = "select count(*) where Elapsed > 200";
+    let want = ndq(&["-o", "raw", query]).path(&input).run();
+    want.ok();
+    let results = f.path("results.txt");
+    // stdin, stdout and stderr on the pseudo-terminal, stdout then sent to a file: what
+    // `script` copies out is what stderr drew.
+    let line = format!(
+        "'{}' -o raw '{query}' '{}' > '{}'",
+        env!("CARGO_BIN_EXE_ndq"),
+        input.display(),
+        results.display()
+    );
+    let mut cmd = Command::new("script");
+    with_a_bar_at_once(&mut cmd)
+        .args(["-qec", &line, "/dev/null"])
+        .stdin(Stdio::null());
+    let out = cmd.output().expect("script runs");
+    let drawn = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{drawn}");
+    assert!(
+        drawn.starts_with("ndq: ") && drawn.contains(" ETA "),
+        "the bar is drawn: {drawn:?}"
+    );
+    assert!(drawn.contains("\x1b[2K"), "and cleared: {drawn:?}");
+    assert_eq!(std::fs::read_to_string(&results).unwrap(), want.stdout());
 }
 
 #[test]
