@@ -12,7 +12,8 @@ use super::{Engine, RunOptions};
 use crate::messages::Rejection;
 use crate::output::RowWriter;
 
-/// Per-worker state: the scanner's buffers and the plan's evaluator.
+/// Per-worker state, kept for the whole run: the scanner's buffers (and the line shapes it
+/// learned) and the plan's evaluator.
 #[derive(Debug)]
 pub struct PlanStep<'p> {
     plan: &'p Plan,
@@ -29,7 +30,7 @@ pub struct PlanStep<'p> {
 }
 
 impl<'p> PlanStep<'p> {
-    /// A step for one rayon worker.
+    /// A step for one worker thread (made on its first chunk, see `driver::drive`).
     pub fn new(
         plan: &'p Plan,
         opts: &RunOptions,
