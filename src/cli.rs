@@ -5,6 +5,9 @@ use std::path::PathBuf;
 
 use clap::{Parser, ValueEnum};
 
+use crate::driver::Engine;
+use crate::output::Format;
+
 const AFTER_LONG_HELP: &str = "\
 Examples:
   ndq 'select count(*) where Elapsed > 200' logs/app.ndjson
@@ -59,7 +62,7 @@ pub struct Args {
     /// and tsv: with a header; raw: values alone, tab-separated, no header. `select *` writes
     /// matching lines unchanged in every format.
     #[arg(short = 'o', long = "output", value_enum, value_name = "FORMAT")]
-    pub output: Option<OutputArg>,
+    pub output: Option<Format>,
 
     /// Worker threads [default: all cores].
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
@@ -90,8 +93,8 @@ pub struct Args {
     pub scanner: Option<ScannerArg>,
 
     /// Evaluation engine: the lazy scanner, or serde_json per line (the baseline).
-    #[arg(long, value_enum, default_value_t = EngineArg::Lazy, hide = true)]
-    pub engine: EngineArg,
+    #[arg(long, value_enum, default_value_t = Engine::Lazy, hide = true)]
+    pub engine: Engine,
 
     /// Parse every line, even those the literal prefilter rules out (for tests and
     /// comparisons; the same as NDQ_PREFILTER=off).
@@ -99,30 +102,16 @@ pub struct Args {
     pub no_prefilter: bool,
 }
 
-/// `-o/--output`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum OutputArg {
-    /// One JSON object per row.
-    Json,
-    /// Aligned columns with a header.
-    Table,
-    /// Comma-separated, RFC 4180 quoting, with a header.
-    Csv,
-    /// Tab-separated, backslash escapes, with a header.
-    Tsv,
-    /// Values alone, tab-separated, no header.
-    Raw,
-}
-
-/// `--scanner` (hidden).
+/// `--scanner`: hidden for `ndq`, shown by `ndq bench`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum ScannerArg {
-    /// AVX2 when the CPU has it.
+    // Plain comments rather than doc comments: clap would list those in `ndq bench --help`.
+    // AVX2 when the CPU has it.
     Auto,
-    /// The portable scanner.
-    Scalar,
-    /// The AVX2 scanner (an error on a CPU without AVX2).
+    // The AVX2 scanner (an error on a CPU without AVX2).
     Avx2,
+    // The portable scanner.
+    Scalar,
 }
 
 impl ScannerArg {
@@ -134,15 +123,6 @@ impl ScannerArg {
             ScannerArg::Avx2 => "avx2",
         }
     }
-}
-
-/// `--engine` (hidden).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum EngineArg {
-    /// ndq's lazy scanner.
-    Lazy,
-    /// serde_json, every line parsed completely.
-    Serde,
 }
 
 #[cfg(test)]
@@ -180,11 +160,11 @@ mod tests {
     fn flag_output() {
         assert_eq!(parse(&["q"]).unwrap().output, None);
         for (name, want) in [
-            ("json", OutputArg::Json),
-            ("table", OutputArg::Table),
-            ("csv", OutputArg::Csv),
-            ("tsv", OutputArg::Tsv),
-            ("raw", OutputArg::Raw),
+            ("json", Format::Json),
+            ("table", Format::Table),
+            ("csv", Format::Csv),
+            ("tsv", Format::Tsv),
+            ("raw", Format::Raw),
         ] {
             assert_eq!(parse(&["-o", name, "q"]).unwrap().output, Some(want));
             assert_eq!(parse(&["q", "--output", name]).unwrap().output, Some(want));
@@ -217,10 +197,10 @@ mod tests {
             Some(ScannerArg::Scalar)
         );
         assert!(parse(&["--scanner", "sse", "q"]).is_err());
-        assert_eq!(parse(&["q"]).unwrap().engine, EngineArg::Lazy);
+        assert_eq!(parse(&["q"]).unwrap().engine, Engine::Lazy);
         assert_eq!(
             parse(&["--engine", "serde", "q"]).unwrap().engine,
-            EngineArg::Serde
+            Engine::Serde
         );
         assert!(!parse(&["q"]).unwrap().no_prefilter);
         assert!(parse(&["--no-prefilter", "q"]).unwrap().no_prefilter);

@@ -4,11 +4,13 @@
 //! rest of the program takes a [`Config`] (or, for `ndq bench`, the probed [`Env`]).
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use ndq_scan::Scanner;
 
-use crate::cli::{Args, EngineArg, OutputArg};
+use crate::cli::Args;
 use crate::driver::Engine;
+use crate::driver::progress::SHOW_AFTER;
 use crate::output::Format;
 
 /// What the environment looks like (separated out so tests can fake it).
@@ -26,6 +28,9 @@ pub struct Env {
     pub scanner: Option<String>,
     /// `NDQ_PREFILTER`.
     pub prefilter: Option<String>,
+    /// `NDQ_PROGRESS_DELAY_MS` (undocumented, for tests): how long a run goes before the
+    /// progress bar appears, instead of [`crate::driver::progress::SHOW_AFTER`].
+    pub progress_delay: Option<String>,
     /// Cores available.
     pub cores: usize,
 }
@@ -42,6 +47,7 @@ impl Env {
             term: var("TERM"),
             scanner: var("NDQ_SCANNER"),
             prefilter: var("NDQ_PREFILTER"),
+            progress_delay: var("NDQ_PROGRESS_DELAY_MS"),
             cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
         }
     }
@@ -70,8 +76,11 @@ pub struct Config {
     pub prefilter: bool,
     /// `--stats`.
     pub stats: bool,
-    /// Whether a progress bar may be shown (stderr is a terminal and no `--no-progress`).
+    /// Whether a progress bar may be shown (stderr is a terminal, `TERM` set and not dumb,
+    /// and no `--no-progress`).
     pub progress: bool,
+    /// How long a run goes before the progress bar appears.
+    pub progress_after: Duration,
     /// Whether stderr may be coloured (terminal, `NO_COLOR` unset or empty, `TERM` not dumb).
     pub color: bool,
 }
@@ -80,11 +89,7 @@ impl Config {
     /// Resolve `args` in `env`. The error is a usage error (exit 2).
     pub fn new(args: Args, env: &Env) -> Result<Config, String> {
         let format = match args.output {
-            Some(OutputArg::Json) => Format::Json,
-            Some(OutputArg::Table) => Format::Table,
-            Some(OutputArg::Csv) => Format::Csv,
-            Some(OutputArg::Tsv) => Format::Tsv,
-            Some(OutputArg::Raw) => Format::Raw,
+            Some(format) => format,
             None if env.stdout_tty => Format::Table,
             None => Format::Json,
         };
@@ -96,20 +101,27 @@ impl Config {
         let color = env.stderr_tty
             && env.no_color.as_deref().is_none_or(str::is_empty)
             && env.term.as_deref() != Some("dumb");
+        // As indicatif decides for a terminal (console's `is_dumb`): no bar when `TERM` is
+        // unset or dumb.
+        let smart = env.term.as_deref().is_some_and(|t| t != "dumb") || cfg!(windows);
+        let progress_after = match env.progress_delay.as_deref() {
+            None | Some("") => SHOW_AFTER,
+            Some(ms) => ms.parse().map(Duration::from_millis).map_err(|_| {
+                format!("NDQ_PROGRESS_DELAY_MS: not a number of milliseconds: '{ms}'")
+            })?,
+        };
         Ok(Config {
             query: args.query,
             inputs: args.inputs,
             format,
             threads: args.threads.map_or(env.cores.max(1), |n| n as usize),
             scanner,
-            engine: match args.engine {
-                EngineArg::Lazy => Engine::Lazy,
-                EngineArg::Serde => Engine::Serde,
-            },
+            engine: args.engine,
             strict: args.strict,
             prefilter: !args.no_prefilter && prefilter(env.prefilter.as_deref())?,
             stats: args.stats,
-            progress: env.stderr_tty && !args.no_progress,
+            progress: env.stderr_tty && smart && !args.no_progress,
+            progress_after,
             color,
         })
     }
@@ -126,7 +138,9 @@ pub fn prefilter(value: Option<&str>) -> Result<bool, String> {
     }
 }
 
-fn scanner(name: &str, what: &str) -> Result<Scanner, String> {
+/// The scanner named `name` (`auto`, `scalar`, `avx2`), given by `what` (`--scanner`,
+/// `NDQ_SCANNER`); the error is a usage error naming it.
+pub fn scanner(name: &str, what: &str) -> Result<Scanner, String> {
     match Scanner::from_name(name) {
         Some(s) => Ok(s),
         None if name == "avx2" => Err(format!(
@@ -218,10 +232,16 @@ mod tests {
         assert!(!c.progress && !c.color);
         let tty = Env {
             stderr_tty: true,
+            term: Some("xterm-256color".into()),
             ..env()
         };
         let c = config(&["q"], &tty).unwrap();
         assert!(c.progress && c.color);
+        let unset = Env {
+            term: None,
+            ..tty.clone()
+        };
+        assert!(!config(&["q"], &unset).unwrap().progress, "TERM unset");
         assert!(!config(&["--no-progress", "q"], &tty).unwrap().progress);
         let no_color = Env {
             no_color: Some("1".into()),
@@ -237,7 +257,23 @@ mod tests {
             term: Some("dumb".into()),
             ..tty
         };
-        assert!(!config(&["q"], &dumb).unwrap().color);
+        let c = config(&["q"], &dumb).unwrap();
+        assert!(!c.color && !c.progress);
+    }
+
+    #[test]
+    fn progress_delay_for_tests() {
+        assert_eq!(config(&["q"], &env()).unwrap().progress_after, SHOW_AFTER);
+        let with = |v: &str| Env {
+            progress_delay: Some(v.into()),
+            ..env()
+        };
+        assert_eq!(
+            config(&["q"], &with("0")).unwrap().progress_after,
+            Duration::ZERO
+        );
+        let err = config(&["q"], &with("soon")).unwrap_err();
+        assert!(err.contains("NDQ_PROGRESS_DELAY_MS"), "{err}");
     }
 
     #[test]

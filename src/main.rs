@@ -8,6 +8,7 @@ mod bench;
 mod cli;
 mod config;
 mod driver;
+mod exit;
 mod input;
 mod messages;
 mod output;
@@ -17,73 +18,24 @@ use std::io::{self, Write};
 
 use clap::Parser as _;
 
-/// The exit status (DEVELOPERS.md): 0 ok, 1 runtime error, 2 usage or query error.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum ExitCode {
-    Ok = 0,
-    Runtime = 1,
-    Usage = 2,
-}
+use exit::{ExitCode, Failure};
 
-impl std::process::Termination for ExitCode {
-    fn report(self) -> std::process::ExitCode {
-        std::process::ExitCode::from(self as u8)
-    }
-}
-
-/// Why a run failed.
-enum Failure {
-    /// A usage or query error, already rendered.
-    Usage(String),
-    /// Anything else.
-    Runtime(anyhow::Error),
-}
-
-impl From<anyhow::Error> for Failure {
-    fn from(e: anyhow::Error) -> Failure {
-        Failure::Runtime(e)
-    }
-}
-
-fn main() -> std::process::ExitCode {
+fn main() -> ExitCode {
     let args: Vec<OsString> = std::env::args_os().collect();
     if args.get(1).is_some_and(|a| a == "bench") {
         return bench::main(args[1..].to_vec());
     }
-    let args = match cli::Args::try_parse_from(args) {
-        Ok(args) => args,
-        Err(e) => {
-            // --help and --version go to stdout (status 0), mistakes to stderr (status 2).
-            let _ = e.print();
-            let code = if e.use_stderr() {
-                ExitCode::Usage
-            } else {
-                ExitCode::Ok
-            };
-            return std::process::Termination::report(code);
-        }
-    };
-    let code = match run(args) {
-        Ok(()) => ExitCode::Ok,
-        Err(Failure::Usage(message)) => {
-            eprintln!("{message}");
-            ExitCode::Usage
-        }
-        Err(Failure::Runtime(e)) if is_broken_pipe(&e) => ExitCode::Ok,
-        Err(Failure::Runtime(e)) => {
-            error!("{}", messages::sanitize(&format!("{e:#}")));
-            ExitCode::Runtime
-        }
-    };
-    std::process::Termination::report(code)
+    match cli::Args::try_parse_from(args) {
+        Ok(args) => ExitCode::of(run(args)),
+        Err(e) => ExitCode::of_clap(&e),
+    }
 }
 
 /// Resolve, compile, open, run, report.
 fn run(args: cli::Args) -> Result<(), Failure> {
-    let config = config::Config::new(args, &config::Env::probe())
-        .map_err(|m| Failure::Usage(format!("ndq: error: {m}")))?;
-    let plan = ndq_query::Plan::compile(&config.query)
-        .map_err(|e| Failure::Usage(format!("ndq: error: {e}")))?;
+    let config = config::Config::new(args, &config::Env::probe()).map_err(Failure::usage)?;
+    let plan =
+        ndq_query::Plan::compile(&config.query).map_err(|e| Failure::usage(e.to_string()))?;
     let inputs = driver::Inputs::open(&config.inputs)?;
     let opts = driver::RunOptions {
         threads: config.threads,
@@ -92,6 +44,7 @@ fn run(args: cli::Args) -> Result<(), Failure> {
         strict: config.strict,
         prefilter: config.prefilter,
         progress: config.progress,
+        progress_after: config.progress_after,
         color: config.color,
         ..driver::RunOptions::default()
     };
@@ -126,12 +79,4 @@ impl<W: Write> Write for Output<W> {
 
 fn writing(e: io::Error) -> io::Error {
     io::Error::new(e.kind(), format!("writing the results: {e}"))
-}
-
-/// Whether the error comes from writing into a closed pipe.
-fn is_broken_pipe(e: &anyhow::Error) -> bool {
-    e.chain().any(|c| {
-        c.downcast_ref::<io::Error>()
-            .is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe)
-    })
 }

@@ -50,7 +50,36 @@ pub struct BadLine {
     /// The input's name as the user wrote it (`-` for standard input).
     pub name: String,
     /// Why the line was rejected.
-    pub reason: String,
+    pub reason: Rejection,
+}
+
+/// Why a line is not a JSON object: the verdict of the engine that read it, kept as it came
+/// until the warning or the `--strict` error formats it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Rejection {
+    /// The lazy scanner's verdict: where and what.
+    Scan(ndq_scan::Malformed),
+    /// serde_json's error (the baseline engine), as its message: its error type is neither
+    /// `Clone` nor `Eq`.
+    Serde(String),
+    /// serde_json (the baseline engine) read a JSON value that is not an object.
+    NotAnObject,
+}
+
+impl fmt::Display for Rejection {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Rejection::Scan(verdict) => verdict.fmt(f),
+            Rejection::Serde(message) => f.write_str(message),
+            Rejection::NotAnObject => f.write_str("not a JSON object"),
+        }
+    }
+}
+
+impl From<ndq_scan::Malformed> for Rejection {
+    fn from(verdict: ndq_scan::Malformed) -> Rejection {
+        Rejection::Scan(verdict)
+    }
 }
 
 impl fmt::Display for BadLine {
@@ -126,7 +155,7 @@ mod tests {
         BadLine {
             position: Position { input, line },
             name: format!("f{input}.ndjson"),
-            reason: format!("reason {line}"),
+            reason: Rejection::Serde(format!("reason {line}")),
         }
     }
 
@@ -171,12 +200,15 @@ mod tests {
             BadLine {
                 position: Position { input: 0, line: 1 },
                 name: "a\u{1b}[2Jb".into(),
-                reason: "not an object".into(),
+                reason: Rejection::Scan(ndq_scan::Malformed {
+                    offset: 0,
+                    reason: ndq_scan::Reason::NotAnObject,
+                }),
             },
         );
         assert_eq!(
             bad_lines_summary(counter.count(), &counter.first().unwrap()),
-            "1 malformed line skipped (first at a?[2Jb:1: not an object)"
+            "1 malformed line skipped (first at a?[2Jb:1: the line is not a JSON object at byte 0)"
         );
     }
 }

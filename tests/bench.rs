@@ -1,4 +1,4 @@
-//! `ndq bench` end to end (issue 5): a real benchmark on the committed sample with two runs,
+//! `ndq bench` end to end: a real benchmark on the committed sample with two runs,
 //! in every output format, checked for shape and for the counts it reports (never for
 //! timings); and a bad cases file, which must be reported by line before anything runs.
 
@@ -116,7 +116,7 @@ fn case_queries() -> Vec<String> {
 }
 
 #[test]
-fn issue_5_cases_file_has_the_datalust_cases() {
+fn cases_file_has_the_reference_queries() {
     let queries = case_queries();
     assert!(queries.contains(&"select Message from stream where Elapsed > 200".to_string()));
     assert!(
@@ -129,7 +129,7 @@ fn issue_5_cases_file_has_the_datalust_cases() {
 }
 
 #[test]
-fn issue_5_json_all_engines_on_the_sample() {
+fn json_report_of_all_engines_on_the_sample() {
     let out = bench(&[
         "--cases",
         path_arg(&cases()),
@@ -234,7 +234,7 @@ fn issue_5_json_all_engines_on_the_sample() {
 }
 
 #[test]
-fn issue_5_table_and_markdown() {
+fn table_and_markdown_reports() {
     let queries = case_queries();
     for (format, rule) in [("table", "|------|"), ("md", "|-----:|")] {
         let out = bench(&[
@@ -283,7 +283,7 @@ fn issue_5_table_and_markdown() {
 }
 
 #[test]
-fn issue_5_bad_cases_are_reported_by_line_before_running() {
+fn bad_cases_are_reported_by_line_before_running() {
     let dir = tempfile::tempdir().expect("temp dir");
     let cases = dir.path().join("cases.txt");
     std::fs::write(
@@ -316,7 +316,7 @@ fn issue_5_bad_cases_are_reported_by_line_before_running() {
 }
 
 #[test]
-fn issue_5_usage_errors() {
+fn bench_usage_errors_exit_2() {
     let dir = tempfile::tempdir().expect("temp dir");
     let empty = dir.path().join("empty.txt");
     std::fs::write(&empty, "# nothing here\n\n").expect("write");

@@ -1,4 +1,4 @@
-//! `ndq` end to end (issue 4): every output format, every exit code, bad input of every
+//! `ndq` end to end: every output format, every exit code, bad input of every
 //! kind, standard input, several files, directories, gzip and zstd, `limit` stopping early,
 //! and the same answer with 1 thread and many. Expected values are computed here with
 //! serde_json, independently of ndq.
@@ -34,7 +34,7 @@ fn elapsed_over(limit: f64) -> Vec<serde_json::Map<String, Value>> {
 const GROUP: &str = "select @l, count(*) group by @l";
 
 #[test]
-fn issue_4_output_json() {
+fn json_output_has_one_object_per_row() {
     let out = ndq(&["-o", "json", GROUP]).path(&sample()).run();
     let want: String = level_counts()
         .iter()
@@ -45,7 +45,7 @@ fn issue_4_output_json() {
 }
 
 #[test]
-fn issue_4_output_json_is_the_default_on_a_pipe() {
+fn output_json_is_the_default_on_a_pipe() {
     let piped = ndq(&[GROUP]).path(&sample()).run();
     let json = ndq(&["-o", "json", GROUP]).path(&sample()).run();
     piped.ok();
@@ -53,7 +53,7 @@ fn issue_4_output_json_is_the_default_on_a_pipe() {
 }
 
 #[test]
-fn issue_4_output_csv_tsv_raw() {
+fn csv_tsv_and_raw_outputs_have_header_and_rows() {
     let counts = level_counts();
     let rows = |sep: &str| -> String {
         counts
@@ -73,7 +73,7 @@ fn issue_4_output_csv_tsv_raw() {
 }
 
 #[test]
-fn issue_4_output_table() {
+fn table_output_aligns_columns() {
     let counts = level_counts();
     let w1 = counts.iter().map(|(l, _)| l.len()).max().unwrap().max(2);
     let w2 = counts
@@ -93,7 +93,7 @@ fn issue_4_output_table() {
 }
 
 #[test]
-fn issue_4_select_star_writes_lines_unchanged_in_every_format() {
+fn select_star_writes_lines_unchanged_in_every_format() {
     let text = std::fs::read_to_string(sample()).unwrap();
     let want: String = text
         .lines()
@@ -115,7 +115,7 @@ fn issue_4_select_star_writes_lines_unchanged_in_every_format() {
 }
 
 #[test]
-fn issue_4_projection_keeps_input_text_in_json_and_unescapes_elsewhere() {
+fn projection_keeps_input_text_in_json_and_unescapes_elsewhere() {
     let f = Fixture::new();
     let input = f.write(
         "esc.ndjson",
@@ -143,7 +143,7 @@ fn issue_4_projection_keeps_input_text_in_json_and_unescapes_elsewhere() {
 }
 
 #[test]
-fn issue_4_computed_values_are_exact() {
+fn computed_values_are_exact() {
     let f = Fixture::new();
     let input = f.write("n.ndjson", "{\"x\":0.1}\n{\"x\":0.2}\n{\"y\":true}\n");
     let out = ndq(&["-o", "json", "select sum(x), max(y), count(*)"])
@@ -159,7 +159,7 @@ fn issue_4_computed_values_are_exact() {
 }
 
 #[test]
-fn issue_4_exit_0_and_stats_line() {
+fn exit_0_and_stats_line() {
     let over = elapsed_over(200.0).len() as u64;
     let events = sample_events().len() as u64;
     let bytes = std::fs::metadata(sample()).unwrap().len();
@@ -193,7 +193,7 @@ fn issue_4_exit_0_and_stats_line() {
 }
 
 #[test]
-fn issue_4_exit_2_for_a_bad_query_with_a_caret() {
+fn exit_2_for_a_bad_query_with_a_caret() {
     let out = ndq(&["select Message frm stream"]).path(&sample()).run();
     out.status(2).stdout_is("");
     out.stderr_has("ndq: ")
@@ -202,7 +202,7 @@ fn issue_4_exit_2_for_a_bad_query_with_a_caret() {
 }
 
 #[test]
-fn issue_4_exit_2_for_usage_errors() {
+fn exit_2_for_usage_errors() {
     for args in [
         &["--threads", "0", "select *"][..],
         &["-o", "xml", "select *"],
@@ -222,7 +222,7 @@ fn issue_4_exit_2_for_usage_errors() {
 }
 
 #[test]
-fn issue_4_help_lists_exit_codes() {
+fn help_lists_exit_codes() {
     let out = ndq(&["--help"]).run();
     let help = out.ok();
     assert!(
@@ -234,7 +234,7 @@ fn issue_4_help_lists_exit_codes() {
 }
 
 #[test]
-fn issue_4_exit_1_for_a_missing_input_and_nothing_written() {
+fn exit_1_for_a_missing_input_and_nothing_written() {
     let f = Fixture::new();
     let missing = f.path("missing.ndjson");
     let out = ndq(&["select *"]).path(&sample()).path(&missing).run();
@@ -261,7 +261,7 @@ const MIXED: &str = "\u{feff}{\"n\":1}\r\n\
                      {\"n\":4}";
 
 #[test]
-fn issue_4_bad_lines_skipped_counted_and_named() {
+fn bad_lines_skipped_counted_and_named() {
     let f = Fixture::new();
     let input = f.write("mixed.ndjson", MIXED);
     let out = ndq(&["select sum(n), count(*)"]).path(&input).run();
@@ -276,7 +276,7 @@ fn issue_4_bad_lines_skipped_counted_and_named() {
 }
 
 #[test]
-fn issue_4_strict_makes_the_first_bad_line_an_error() {
+fn strict_makes_the_first_bad_line_an_error() {
     let f = Fixture::new();
     let input = f.write("mixed.ndjson", MIXED);
     let out = ndq(&["--strict", "select n"]).path(&input).run();
@@ -291,7 +291,7 @@ fn issue_4_strict_makes_the_first_bad_line_an_error() {
 }
 
 #[test]
-fn issue_4_strict_names_the_line_and_the_reason_once() {
+fn strict_names_the_line_and_the_reason_once() {
     let f = Fixture::new();
     let input = f.write("bad.ndjson", "{\"n\":1}\n[1]\n");
     let out = ndq(&["--strict", "select n"]).path(&input).run();
@@ -307,7 +307,7 @@ fn issue_4_strict_names_the_line_and_the_reason_once() {
 }
 
 #[test]
-fn issue_4_a_write_error_is_exit_1_and_says_it_was_writing() {
+fn a_write_error_is_exit_1_and_says_it_was_writing() {
     let Ok(full) = std::fs::File::create("/dev/full") else {
         return; // Not Linux: nothing to write into that fails.
     };
@@ -326,7 +326,7 @@ fn issue_4_a_write_error_is_exit_1_and_says_it_was_writing() {
 }
 
 #[test]
-fn issue_4_a_misnamed_gz_is_named_before_anything_is_written() {
+fn a_misnamed_gz_is_named_before_anything_is_written() {
     let f = Fixture::new();
     let good = f.write("a.ndjson", "{\"a\":1}\n");
     let bad = f.write("b.ndjson.gz", "{\"a\":2}\n");
@@ -343,7 +343,7 @@ fn issue_4_a_misnamed_gz_is_named_before_anything_is_written() {
 }
 
 #[test]
-fn issue_4_invalid_utf8_and_binary_input_do_not_crash() {
+fn invalid_utf8_and_binary_input_do_not_crash() {
     let f = Fixture::new();
     let utf8 = f.write("utf8.ndjson", b"{\"a\":\"\xff\xfe\"}\n{\"a\":\"ok\"}\n");
     let out = ndq(&["select a"]).path(&utf8).run();
@@ -373,7 +373,7 @@ fn issue_4_invalid_utf8_and_binary_input_do_not_crash() {
 }
 
 #[test]
-fn issue_4_empty_file_empty_lines_and_no_final_newline() {
+fn empty_file_empty_lines_and_no_final_newline() {
     let f = Fixture::new();
     let empty = f.write("empty.ndjson", "");
     let out = ndq(&["select count(*)"]).path(&empty).run();
@@ -386,7 +386,7 @@ fn issue_4_empty_file_empty_lines_and_no_final_newline() {
 }
 
 #[test]
-fn issue_4_a_50_mib_line() {
+fn a_50_mib_line_is_read_whole() {
     let f = Fixture::new();
     let mut big = String::from("{\"Elapsed\":250,\"blob\":\"");
     big.push_str(&"0123456789abcdef".repeat(50 << 16));
@@ -400,7 +400,7 @@ fn issue_4_a_50_mib_line() {
 }
 
 #[test]
-fn issue_4_standard_input() {
+fn standard_input_with_or_without_a_dash() {
     let text = std::fs::read(sample()).unwrap();
     let want = ndq(&["-o", "csv", GROUP]).path(&sample()).run();
     want.ok();
@@ -419,7 +419,7 @@ fn issue_4_standard_input() {
 }
 
 #[test]
-fn issue_4_several_files_in_order_and_directories_sorted() {
+fn several_files_in_order_and_directories_sorted() {
     let f = Fixture::new();
     let a = f.write("dir/a.ndjson", "{\"f\":\"a\"}\n");
     f.write("dir/sub/b.ndjson", "{\"f\":\"b1\"}\n{\"f\":\"b2\"}\n");
@@ -446,7 +446,7 @@ fn issue_4_several_files_in_order_and_directories_sorted() {
 }
 
 #[test]
-fn issue_4_gzip_and_zstd() {
+fn gzip_and_zstd_inputs_are_decompressed() {
     let f = Fixture::new();
     let text = std::fs::read(sample()).unwrap();
     let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
@@ -480,7 +480,7 @@ fn generated(f: &Fixture, bytes: usize) -> (std::path::PathBuf, u64) {
 }
 
 #[test]
-fn issue_4_limit_stops_reading_early() {
+fn limit_stops_reading_early() {
     let f = Fixture::new();
     let (input, total) = generated(&f, 24 << 20);
     let first: Value = {
@@ -512,7 +512,7 @@ fn issue_4_limit_stops_reading_early() {
 }
 
 #[test]
-fn issue_4_one_thread_and_many_agree() {
+fn one_thread_and_many_agree() {
     let queries = [
         "select *",
         "select Message, Elapsed where Elapsed > 200",
@@ -539,7 +539,7 @@ fn issue_4_one_thread_and_many_agree() {
 }
 
 #[test]
-fn issue_4_serde_engine_agrees_on_the_sample() {
+fn serde_engine_agrees_on_the_sample() {
     for query in [
         "select count(*), sum(Elapsed) where StatusCode >= 400",
         "select @l, count(*) group by @l",
@@ -555,7 +555,7 @@ fn issue_4_serde_engine_agrees_on_the_sample() {
 }
 
 #[test]
-fn issue_4_closed_pipe_is_quiet_success() {
+fn closed_pipe_is_quiet_success() {
     let f = Fixture::new();
     let (input, _) = generated(&f, 8 << 20);
     let mut child = Command::new(env!("CARGO_BIN_EXE_ndq"))
@@ -582,18 +582,77 @@ fn issue_4_closed_pipe_is_quiet_success() {
     );
 }
 
+/// Progress bars for the tests below: shown from the first update (`NDQ_PROGRESS_DELAY_MS=0`,
+/// so no test waits for a run to be slow), with a `TERM` that allows one.
+fn with_a_bar_at_once(cmd: &mut Command) -> &mut Command {
+    cmd.env("NDQ_PROGRESS_DELAY_MS", "0")
+        .env("TERM", "xterm")
+        .env_remove("NO_COLOR")
+}
+
+/// The bar draws wherever ndq allows it to: ndq's terminal check alone keeps it off a pipe
+/// (checked by making that check answer "terminal": this test then fails).
 #[test]
-fn issue_4_no_progress_bar_on_a_pipe() {
+fn no_progress_bar_when_stderr_is_a_pipe() {
     let f = Fixture::new();
     let (input, _) = generated(&f, 20 << 20);
-    let out = ndq(&["select count(*) where Elapsed > 200"])
-        .path(&input)
-        .run();
-    out.ok();
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_ndq"));
+    with_a_bar_at_once(&mut cmd).args([
+        "-o",
+        "raw",
+        "select count(*) where Elapsed > 200",
+        input.to_str().unwrap(),
+    ]);
+    let out = cmd.output().expect("ndq runs");
+    assert_eq!(out.status.code(), Some(0));
+    assert!(!out.stdout.is_empty());
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "",
+        "nothing on stderr"
+    );
+}
+
+/// On a terminal (a pseudo-terminal from util-linux's `script`) the bar is drawn on stderr,
+/// and cleared; the results still go to stdout alone. (Checked by making ndq's terminal check
+/// answer "not a terminal": this test then fails.) Skipped where `script` is missing.
+#[test]
+fn progress_bar_on_a_terminal() {
+    if Command::new("script").arg("--version").output().is_err() {
+        eprintln!("skipped: no script(1) to run ndq in a pseudo-terminal");
+        return;
+    }
+    let f = Fixture::new();
+    let (input, _) = generated(&f, 20 << 20);
+    let query = "select count(*) where Elapsed > 200";
+    let want = ndq(&["-o", "raw", query]).path(&input).run();
+    want.ok();
+    let results = f.path("results.txt");
+    // stdin, stdout and stderr on the pseudo-terminal, stdout then sent to a file: what
+    // `script` copies out is what stderr drew.
+    let line = format!(
+        "'{}' -o raw '{query}' '{}' > '{}'",
+        env!("CARGO_BIN_EXE_ndq"),
+        input.display(),
+        results.display()
+    );
+    let mut cmd = Command::new("script");
+    with_a_bar_at_once(&mut cmd)
+        .args(["-qec", &line, "/dev/null"])
+        .stdin(Stdio::null());
+    let out = cmd.output().expect("script runs");
+    let drawn = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{drawn}");
+    assert!(
+        drawn.starts_with("ndq: ") && drawn.contains(" ETA "),
+        "the bar is drawn: {drawn:?}"
+    );
+    assert!(drawn.contains("\x1b[2K"), "and cleared: {drawn:?}");
+    assert_eq!(std::fs::read_to_string(&results).unwrap(), want.stdout());
 }
 
 #[test]
-fn issue_4_mmap_stdin_and_compressed_agree_on_generated_data() {
+fn mmap_stdin_and_compressed_agree_on_generated_data() {
     let f = Fixture::new();
     let (input, _) = generated(&f, 6 << 20);
     let data = std::fs::read(&input).unwrap();
@@ -623,7 +682,7 @@ fn issue_4_mmap_stdin_and_compressed_agree_on_generated_data() {
 }
 
 #[test]
-fn issue_4_limit_on_standard_input_stops_early() {
+fn limit_on_standard_input_stops_early() {
     let f = Fixture::new();
     let (input, total) = generated(&f, 16 << 20);
     let data = std::fs::read(&input).unwrap();
@@ -656,7 +715,7 @@ fn issue_4_limit_on_standard_input_stops_early() {
 }
 
 #[test]
-fn issue_4_select_star_order_by_writes_whole_lines() {
+fn select_star_order_by_writes_whole_lines() {
     let f = Fixture::new();
     // Blanks around the object are part of the line and stay; the `\r\n` does not.
     let input = f.write(
@@ -681,7 +740,7 @@ fn issue_4_select_star_order_by_writes_whole_lines() {
 }
 
 #[test]
-fn issue_6_prefilter_scans_fewer_lines_with_identical_output() {
+fn prefilter_scans_fewer_lines_with_identical_output() {
     let query = "select Message, RequestPath where match(Message, '/api/customers')";
     let run = |prefilter: &str, flags: &[&str]| {
         let mut args = vec!["--stats"];
@@ -730,7 +789,7 @@ fn issue_6_prefilter_scans_fewer_lines_with_identical_output() {
 }
 
 #[test]
-fn issue_6_a_where_decided_on_the_first_keys_skips_validating_the_rest() {
+fn a_where_decided_on_the_first_keys_skips_validating_the_rest() {
     let f = Fixture::new();
     let lines = [
         r#"{"Elapsed":500,"a":1}"#,
@@ -785,7 +844,7 @@ fn issue_6_a_where_decided_on_the_first_keys_skips_validating_the_rest() {
 }
 
 #[test]
-fn issue_6_prefilter_keeps_lines_that_spell_the_literal_with_escapes() {
+fn prefilter_keeps_lines_that_spell_the_literal_with_escapes() {
     let f = Fixture::new();
     let lines = [
         r#"{"Message":"GET /api/customers/1","n":1}"#,
@@ -899,11 +958,11 @@ fn long_operator_chains_run_or_are_refused_never_crash() {
     assert!(out.stderr().contains("nests more than 64 levels"), "{out}");
 }
 
-/// Regression (issue 6, found by an adversarial QA run): a member fact's search pattern
+/// Regression (found by an adversarial QA run): a member fact's search pattern
 /// (`Id"` for `Id > 5`) hid a literal starting at the same byte (`Id`, from `Name = 'Id'`),
 /// so the prefilter ruled out lines that match.
 #[test]
-fn issue_6_a_fact_pattern_does_not_hide_a_literal_at_the_same_byte() {
+fn a_fact_pattern_does_not_hide_a_literal_at_the_same_byte() {
     let f = Fixture::new();
     let input = f.write(
         "r.ndjson",

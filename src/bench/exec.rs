@@ -42,7 +42,7 @@ impl DriverExecutor {
         let lazy = driver::RunOptions {
             threads,
             scanner,
-            engine: driver::Engine::Lazy,
+            engine: Engine::Lazy,
             strict: false,
             progress: false,
             color: false,
@@ -50,7 +50,7 @@ impl DriverExecutor {
             ..driver::RunOptions::default()
         };
         let serde = driver::RunOptions {
-            engine: driver::Engine::Serde,
+            engine: Engine::Serde,
             ..lazy.clone()
         };
         Ok(DriverExecutor {

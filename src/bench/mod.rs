@@ -32,29 +32,15 @@ use std::ffi::OsString;
 use std::io::{self, Write};
 use std::path::PathBuf;
 
+use anyhow::Context as _;
 use clap::{Parser, ValueEnum};
+
+use crate::cli::ScannerArg;
+use crate::driver::Engine;
+use crate::exit::{ExitCode, Failure};
 
 use measure::{Progress, Schedule};
 use report::Setup;
-
-/// Which evaluation engine a run uses.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Engine {
-    /// ndq's own: the lazy scanner, reading only the keys the query needs.
-    Lazy,
-    /// The baseline: `serde_json` parses every line into a `Value`.
-    Serde,
-}
-
-impl Engine {
-    /// `lazy` or `serde`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Engine::Lazy => "lazy",
-            Engine::Serde => "serde",
-        }
-    }
-}
 
 const AFTER_HELP: &str = "\
 Each case runs WARMUP untimed and RUNS timed times (per engine, the engines interleaved).
@@ -114,8 +100,8 @@ pub struct BenchArgs {
     percentile: f64,
 
     /// Engine: ndq's lazy scanner, the serde_json baseline, or both (adds a speed-up column).
-    #[arg(long, value_enum, default_value_t = EngineArg::Lazy)]
-    engine: EngineArg,
+    #[arg(long, value_enum, default_value_t = Engines::Lazy)]
+    engine: Engines,
 
     /// Pin the JSON scanner (avx2 on a CPU without AVX2 is an error).
     #[arg(long, value_enum, default_value_t = ScannerArg::Auto)]
@@ -126,40 +112,35 @@ pub struct BenchArgs {
     threads: Option<u32>,
 
     /// Result format: an aligned table, one JSON object per case, or a Markdown table.
-    #[arg(short = 'o', long = "output", value_enum, default_value_t = OutputArg::Table)]
-    output: OutputArg,
+    #[arg(short = 'o', long = "output", value_enum, default_value_t = ReportFormat::Table)]
+    output: ReportFormat,
 
     /// Files or directories to read (the same inputs as `ndq`).
     #[arg(value_name = "INPUT", required = true)]
     inputs: Vec<PathBuf>,
 }
 
+/// `ndq bench --engine`: which engines run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-enum EngineArg {
+enum Engines {
     Lazy,
     Serde,
     All,
 }
 
-impl EngineArg {
+impl Engines {
     fn engines(self) -> &'static [Engine] {
         match self {
-            EngineArg::Lazy => &[Engine::Lazy],
-            EngineArg::Serde => &[Engine::Serde],
-            EngineArg::All => &[Engine::Lazy, Engine::Serde],
+            Engines::Lazy => &[Engine::Lazy],
+            Engines::Serde => &[Engine::Serde],
+            Engines::All => &[Engine::Lazy, Engine::Serde],
         }
     }
 }
 
+/// `ndq bench -o`: how the figures are written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-enum ScannerArg {
-    Auto,
-    Avx2,
-    Scalar,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-enum OutputArg {
+enum ReportFormat {
     Table,
     Json,
     Md,
@@ -172,63 +153,24 @@ fn parse_percentile(s: &str) -> Result<f64, String> {
     }
 }
 
-/// Why `ndq bench` stopped.
-enum Failure {
-    /// Bad arguments or cases (exit 2); the messages are already printed or in the string.
-    Usage(Vec<String>),
-    /// Something failed while running (exit 1).
-    Runtime(anyhow::Error),
-}
-
-impl From<anyhow::Error> for Failure {
-    fn from(e: anyhow::Error) -> Failure {
-        Failure::Runtime(e)
-    }
-}
-
 /// `ndq bench`: `args` is the command line after the program name, starting with `bench`.
-pub fn main(args: Vec<OsString>) -> std::process::ExitCode {
-    let args = match BenchArgs::try_parse_from(args) {
-        Ok(args) => args,
-        Err(e) => {
-            // Help and version go to stdout with status 0, errors to stderr with 2.
-            let _ = e.print();
-            return std::process::ExitCode::from(if e.use_stderr() { 2 } else { 0 });
-        }
-    };
-    match run(&args) {
-        Ok(()) => std::process::ExitCode::SUCCESS,
-        Err(Failure::Usage(messages)) => {
-            for m in messages {
-                eprintln!("ndq: error: {m}");
-            }
-            std::process::ExitCode::from(2)
-        }
-        Err(Failure::Runtime(e)) => {
-            eprintln!("ndq: error: {e:#}");
-            std::process::ExitCode::from(1)
-        }
+pub fn main(args: Vec<OsString>) -> ExitCode {
+    match BenchArgs::try_parse_from(args) {
+        Ok(args) => ExitCode::of(run(&args)),
+        Err(e) => ExitCode::of_clap(&e),
     }
 }
 
 fn run(args: &BenchArgs) -> Result<(), Failure> {
     // The same probe of the environment as the main command's (config.rs).
     let env = crate::config::Env::probe();
-    let scanner = match args.scanner {
-        ScannerArg::Auto => ndq_scan::Scanner::detect(),
-        ScannerArg::Scalar => ndq_scan::Scanner::scalar(),
-        ScannerArg::Avx2 => ndq_scan::Scanner::avx2().ok_or_else(|| {
-            Failure::Usage(vec![
-                "--scanner avx2: this CPU does not support AVX2 (with BMI1 and BMI2)".into(),
-            ])
-        })?,
-    };
+    let scanner =
+        crate::config::scanner(args.scanner.name(), "--scanner").map_err(Failure::usage)?;
     let threads = match args.threads {
         Some(n) => n as usize,
         None => env.cores,
     };
-    let prefilter =
-        crate::config::prefilter(env.prefilter.as_deref()).map_err(|m| Failure::Usage(vec![m]))?;
+    let prefilter = crate::config::prefilter(env.prefilter.as_deref()).map_err(Failure::usage)?;
 
     let cases_name = args.cases.display().to_string();
     let bytes = std::fs::read(&args.cases).map_err(|e| anyhow::anyhow!("{cases_name}: {e}"))?;
@@ -237,11 +179,11 @@ fn run(args: &BenchArgs) -> Result<(), Failure> {
             .iter()
             .filter(|&&b| b == b'\n')
             .count();
-        Failure::Usage(vec![format!("{cases_name}:{line}: not valid UTF-8")])
+        Failure::usage(format!("{cases_name}:{line}: not valid UTF-8"))
     })?;
     let mut cases = cases::parse(&text);
     if cases.is_empty() {
-        return Err(Failure::Usage(vec![format!("{cases_name}: no queries")]));
+        return Err(Failure::usage(format!("{cases_name}: no queries")));
     }
     let plans = cases::compile_all(&cases_name, &cases, ndq_query::Plan::compile)
         .map_err(Failure::Usage)?;
@@ -253,10 +195,10 @@ fn run(args: &BenchArgs) -> Result<(), Failure> {
     let engines = args.engine.engines();
     let mut exec = exec::DriverExecutor::open(&args.inputs, plans, scanner, threads, prefilter)?;
     if let Some(name) = exec.unrepeatable() {
-        return Err(Failure::Usage(vec![format!(
+        return Err(Failure::usage(format!(
             "{name}: ndq bench reads its inputs once per run; standard input and pipes \
              cannot be read again (save them to a file)"
-        )]));
+        )));
     }
     let loaded = exec.analyze()?;
     let setup = Setup {
@@ -289,20 +231,17 @@ fn run(args: &BenchArgs) -> Result<(), Failure> {
     let results = measure::measure(&mut exec, &cases, engines, schedule, &mut progress)?;
 
     let text = match args.output {
-        OutputArg::Table => report::table(&setup, &results),
-        OutputArg::Json => report::json(&setup, &results),
-        OutputArg::Md => report::markdown(&setup, &results),
+        ReportFormat::Table => report::table(&setup, &results),
+        ReportFormat::Json => report::json(&setup, &results),
+        ReportFormat::Md => report::markdown(&setup, &results),
     };
     let mut stdout = io::stdout().lock();
-    match stdout
+    // A closed pipe (`| head`) is not an error (Failure::report).
+    stdout
         .write_all(text.as_bytes())
         .and_then(|()| stdout.flush())
-    {
-        Ok(()) => Ok(()),
-        // A closed pipe (`| head`) is not an error.
-        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
-        Err(e) => Err(anyhow::Error::new(e).context("writing the results").into()),
-    }
+        .context("writing the results")?;
+    Ok(())
 }
 
 /// What the first pass found in the inputs.
@@ -405,10 +344,10 @@ mod tests {
         let a = parse(&["--cases", "c.txt", "a.ndjson", "dir"]).expect("valid");
         assert_eq!(a.cases, PathBuf::from("c.txt"));
         assert_eq!((a.runs, a.warmup, a.percentile), (10, 1, 90.0));
-        assert_eq!(a.engine, EngineArg::Lazy);
+        assert_eq!(a.engine, Engines::Lazy);
         assert_eq!(a.scanner, ScannerArg::Auto);
         assert_eq!(a.threads, None);
-        assert_eq!(a.output, OutputArg::Table);
+        assert_eq!(a.output, ReportFormat::Table);
         assert_eq!(a.inputs, [PathBuf::from("a.ndjson"), PathBuf::from("dir")]);
     }
 
@@ -437,9 +376,9 @@ mod tests {
         assert_eq!(a.engine.engines(), [Engine::Lazy, Engine::Serde]);
         assert_eq!(a.scanner, ScannerArg::Scalar);
         assert_eq!(a.threads, Some(2));
-        assert_eq!(a.output, OutputArg::Md);
+        assert_eq!(a.output, ReportFormat::Md);
         let j = parse(&["--cases", "c", "--output", "json", "--engine", "serde", "x"]).expect("ok");
-        assert_eq!(j.output, OutputArg::Json);
+        assert_eq!(j.output, ReportFormat::Json);
         assert_eq!(j.engine.engines(), [Engine::Serde]);
     }
 

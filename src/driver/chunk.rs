@@ -16,6 +16,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use ndq_query::{Accumulator, Value};
 
 use super::prefilter::{self, LineFilter};
+use crate::messages::Rejection;
 
 /// Cut `data` into slices of about `target` bytes ending at line boundaries. Concatenated,
 /// they are `data`; none is empty.
@@ -71,7 +72,7 @@ pub struct ChunkOut {
     /// Lines that are not JSON objects.
     pub malformed: u64,
     /// The first of them: its 1-based line number within the chunk, and why.
-    pub first_bad: Option<(u64, String)>,
+    pub first_bad: Option<(u64, Rejection)>,
 }
 
 /// The query's work on one non-blank line.
@@ -81,8 +82,8 @@ pub trait LineStep {
         ChunkOut::default()
     }
     /// Evaluate `line` (no line terminator): on a match, count a hit and append the output to
-    /// `out` (counting `rows`). `Err(reason)` when the line is not a JSON object.
-    fn step(&mut self, line: &[u8], out: &mut ChunkOut) -> Result<(), String>;
+    /// `out` (counting `rows`). `Err(why)` when the line is not a JSON object.
+    fn step(&mut self, line: &[u8], out: &mut ChunkOut) -> Result<(), Rejection>;
 }
 
 /// When a chunk stops before its end.
@@ -200,9 +201,12 @@ pub mod tests {
     pub struct Fake;
 
     impl LineStep for Fake {
-        fn step(&mut self, line: &[u8], out: &mut ChunkOut) -> Result<(), String> {
+        fn step(&mut self, line: &[u8], out: &mut ChunkOut) -> Result<(), Rejection> {
             if !line.starts_with(b"{") {
-                return Err(format!("bad {}", String::from_utf8_lossy(line)));
+                return Err(Rejection::Serde(format!(
+                    "bad {}",
+                    String::from_utf8_lossy(line)
+                )));
             }
             if line.windows(3).any(|w| w == b"hit") {
                 out.hits += 1;
@@ -253,7 +257,10 @@ pub mod tests {
         let out = run(bad);
         assert_eq!((out.lines, out.skipped, out.malformed), (2, 2, 1));
         assert_eq!(out.line_count, 5);
-        assert_eq!(out.first_bad, Some((5, "bad worse hit".to_string())));
+        assert_eq!(
+            out.first_bad,
+            Some((5, Rejection::Serde("bad worse hit".to_string())))
+        );
         assert_eq!(out.buf, b"{hit}\n");
     }
 
@@ -291,7 +298,10 @@ pub mod tests {
         let data = b"{a}\n\nnope\n{hit}\n[1]\n";
         let out = scan_all(&mut Fake, data, &limits(&stop));
         assert_eq!(out.malformed, 2);
-        assert_eq!(out.first_bad, Some((3, "bad nope".to_string())));
+        assert_eq!(
+            out.first_bad,
+            Some((3, Rejection::Serde("bad nope".to_string())))
+        );
         assert_eq!(out.buf, b"{hit}\n");
         assert_eq!(stop.load(Ordering::Relaxed), usize::MAX);
 

@@ -65,14 +65,24 @@ use chunk::{ChunkOut, Limits, LineStep};
 use prefilter::LineFilter;
 use progress::Progress;
 
-/// How lines are evaluated.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// How lines are evaluated: `--engine` of `ndq` (hidden) and of `ndq bench`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Engine {
     /// ndq's lazy scanner: only the keys the query reads are indexed.
     Lazy,
     /// The baseline: each line parsed completely into a `serde_json::Value` (lines serde
     /// rejects count as malformed), the same plan evaluated on it.
     Serde,
+}
+
+impl Engine {
+    /// `lazy` or `serde`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Engine::Lazy => "lazy",
+            Engine::Serde => "serde",
+        }
+    }
 }
 
 /// How to run.
@@ -88,6 +98,8 @@ pub struct RunOptions {
     pub strict: bool,
     /// A progress bar may be shown on stderr (long runs only).
     pub progress: bool,
+    /// How long a run goes before the progress bar appears ([`progress::SHOW_AFTER`]).
+    pub progress_after: Duration,
     /// Colour in the progress bar.
     pub color: bool,
     /// Bytes per chunk; `None` picks one from the window size and the threads.
@@ -127,6 +139,7 @@ impl Default for RunOptions {
             engine: Engine::Lazy,
             strict: false,
             progress: false,
+            progress_after: progress::SHOW_AFTER,
             color: false,
             chunk_size: None,
             window: WINDOW,
@@ -212,7 +225,7 @@ pub fn run(
         .prefilter()
         .filter(|_| opts.skips_lines())
         .and_then(LineFilter::new);
-    let shape = Shape {
+    let facts = QueryFacts {
         mode,
         limit: plan.limit(),
         offset: plan.offset(),
@@ -223,7 +236,7 @@ pub fn run(
         writer.header(&mut header);
     }
     out.write_all(&header)?;
-    let drove = drive(opts, &shape, &make, inputs, out)?;
+    let drove = drive(opts, &facts, &make, inputs, out)?;
     let mut tail = Vec::new();
     match mode {
         Mode::Collect => {
@@ -280,7 +293,7 @@ impl Mode {
 
 /// What the driver needs to know of the query besides its steps.
 #[derive(Clone, Copy, Debug)]
-pub struct Shape<'f> {
+pub struct QueryFacts<'f> {
     /// How results come out.
     pub mode: Mode,
     /// `limit N`.
@@ -306,13 +319,13 @@ pub struct Drove {
 /// Read every input and evaluate it with steps from `make`, writing streamed output to `out`.
 pub fn drive<S, F>(
     opts: &RunOptions,
-    shape: &Shape<'_>,
+    facts: &QueryFacts<'_>,
     make: &F,
     inputs: &Inputs,
     out: &mut dyn Write,
 ) -> anyhow::Result<Drove>
 where
-    S: LineStep,
+    S: LineStep + Send,
     F: Fn() -> S + Sync,
 {
     let start = Instant::now();
@@ -322,26 +335,29 @@ where
     let mut d = Driver {
         step: PhantomData,
         opts,
-        shape,
+        facts,
         make,
         pool: &pool,
         out,
         bad: BadLines::new(),
-        remaining: match (shape.mode.stops_early(), shape.limit) {
+        remaining: match (facts.mode.stops_early(), facts.limit) {
             (false, _) => None,
             // The rows `offset` skips are produced first, then `limit` more.
-            (true, Some(limit)) => Some(limit.saturating_add(shape.offset)),
+            (true, Some(limit)) => Some(limit.saturating_add(facts.offset)),
             // Row ends are kept to skip the first rows; no stop comes in reach.
-            (true, None) if shape.offset > 0 => Some(u64::MAX),
+            (true, None) if facts.offset > 0 => Some(u64::MAX),
             (true, None) => None,
         },
-        skip: if shape.mode.stops_early() {
-            shape.offset
+        skip: if facts.mode.stops_early() {
+            facts.offset
         } else {
             0
         },
         drove: Drove::default(),
-        progress: Progress::new(allowed, opts.color, total),
+        steps: (0..pool.current_num_threads())
+            .map(|_| Mutex::new(None))
+            .collect(),
+        progress: Progress::new(allowed, opts.color, total, opts.progress_after),
         done_before: 0,
         streamed: 0,
     };
@@ -390,7 +406,7 @@ struct Driver<'r, S, F> {
     /// The step type `make` returns.
     step: PhantomData<fn() -> S>,
     opts: &'r RunOptions,
-    shape: &'r Shape<'r>,
+    facts: &'r QueryFacts<'r>,
     make: &'r F,
     pool: &'r rayon::ThreadPool,
     out: &'r mut dyn Write,
@@ -400,6 +416,11 @@ struct Driver<'r, S, F> {
     /// Rows still to skip (`offset` without `order by`).
     skip: u64,
     drove: Drove,
+    /// One step per pool thread, made on the thread's first chunk and kept for the whole run
+    /// (the scanner's buffers and the line shapes it learned carry over from chunk to chunk
+    /// and from window to window). Indexed by `rayon::current_thread_index()`; a thread runs
+    /// one chunk at a time, so its lock is never contended.
+    steps: Vec<Mutex<Option<S>>>,
     progress: Progress,
     /// Input bytes of the inputs already finished (for the progress bar).
     done_before: u64,
@@ -410,7 +431,7 @@ struct Driver<'r, S, F> {
 
 impl<S, F> Driver<'_, S, F>
 where
-    S: LineStep,
+    S: LineStep + Send,
     F: Fn() -> S + Sync,
 {
     fn input(&mut self, index: usize, input: &Input) -> anyhow::Result<Flow> {
@@ -545,19 +566,25 @@ where
         let stop = AtomicUsize::new(usize::MAX);
         let rows = self.remaining;
         let strict = self.opts.strict;
-        let filter = self.shape.filter;
+        let filter = self.facts.filter;
         let make = self.make;
+        let steps = &self.steps;
         let outs: Vec<ChunkOut> = self.pool.install(|| {
             chunks
                 .par_iter()
                 .enumerate()
-                .map_init(make, |step, (i, c)| {
+                .map(|(i, c)| {
                     let limits = Limits {
                         rows,
                         strict,
                         stop: &stop,
                         index: i,
                     };
+                    let thread = rayon::current_thread_index().unwrap_or(0);
+                    let mut slot = steps[thread % steps.len()]
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner());
+                    let step = slot.get_or_insert_with(make);
                     chunk::scan(step, c, &limits, filter)
                 })
                 .collect()
@@ -604,7 +631,7 @@ where
         // there is an offset: `remaining` is set).
         let skip = self.skip.min(rows);
         self.skip -= skip;
-        match self.shape.mode {
+        match self.facts.mode {
             Mode::Lines | Mode::Stream => {
                 let start = if skip > 0 {
                     out.row_ends[skip as usize - 1]

@@ -9,9 +9,11 @@ use ndq_scan::Parser;
 
 use super::chunk::{ChunkOut, LineStep};
 use super::{Engine, RunOptions};
+use crate::messages::Rejection;
 use crate::output::RowWriter;
 
-/// Per-worker state: the scanner's buffers and the plan's evaluator.
+/// Per-worker state, kept for the whole run: the scanner's buffers (and the line shapes it
+/// learned) and the plan's evaluator.
 #[derive(Debug)]
 pub struct PlanStep<'p> {
     plan: &'p Plan,
@@ -28,7 +30,7 @@ pub struct PlanStep<'p> {
 }
 
 impl<'p> PlanStep<'p> {
-    /// A step for one rayon worker.
+    /// A step for one worker thread (made on its first chunk, see `driver::drive`).
     pub fn new(
         plan: &'p Plan,
         opts: &RunOptions,
@@ -56,7 +58,7 @@ impl LineStep for PlanStep<'_> {
         }
     }
 
-    fn step(&mut self, line: &[u8], out: &mut ChunkOut) -> Result<(), String> {
+    fn step(&mut self, line: &[u8], out: &mut ChunkOut) -> Result<(), Rejection> {
         let how = How {
             kind: self.kind,
             writer: self.writer,
@@ -67,13 +69,13 @@ impl LineStep for PlanStep<'_> {
                 let doc = self
                     .parser
                     .parse_prefix(line, self.plan.key_set())
-                    .map_err(|m| m.to_string())?;
+                    .map_err(Rejection::Scan)?;
                 if !self.worker.matches(self.plan.root(doc)) {
                     // Ruled out by values that are final (the first occurrence of a key
                     // wins): the rest of the line is not validated, as with the prefilter.
                     return Ok(());
                 }
-                let doc = self.parser.finish(line).map_err(|m| m.to_string())?;
+                let doc = self.parser.finish(line).map_err(Rejection::Scan)?;
                 let root = self.plan.root(doc);
                 eval(&how, &mut self.worker, root, line, out, Some(true));
             }
@@ -81,15 +83,15 @@ impl LineStep for PlanStep<'_> {
                 let doc = self
                     .parser
                     .parse_until(line, self.plan.key_set())
-                    .map_err(|m| m.to_string())?;
+                    .map_err(Rejection::Scan)?;
                 let root = self.plan.root(doc);
                 eval(&how, &mut self.worker, root, line, out, None);
             }
             Engine::Serde => {
                 let value: serde_json::Value =
-                    serde_json::from_slice(line).map_err(|e| e.to_string())?;
+                    serde_json::from_slice(line).map_err(|e| Rejection::Serde(e.to_string()))?;
                 if !value.is_object() {
-                    return Err("not a JSON object".to_string());
+                    return Err(Rejection::NotAnObject);
                 }
                 let root = SerdeLine {
                     value: &value,
@@ -118,8 +120,8 @@ impl<'a> Doc<'a> for SerdeLine<'a> {
     fn index(self, i: usize) -> Option<Self::Node> {
         Doc::index(self.value, i)
     }
-    fn shape(self) -> ndq_query::Shape<'a> {
-        self.value.shape()
+    fn view(self) -> ndq_query::View<'a> {
+        self.value.view()
     }
     fn raw(self) -> Cow<'a, str> {
         self.value.raw()

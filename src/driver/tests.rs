@@ -3,6 +3,7 @@
 //! BOM, empty files and lines longer than a window.
 
 use super::*;
+use crate::messages::Rejection;
 use chunk::tests::Fake;
 use std::path::{Path, PathBuf};
 
@@ -35,12 +36,13 @@ fn fake_run_paged(
         engine: Engine::Lazy,
         strict,
         progress: false,
+        progress_after: progress::SHOW_AFTER,
         color: false,
         chunk_size: chunk,
         window,
         prefilter: true,
     };
-    let shape = Shape {
+    let facts = QueryFacts {
         mode: Mode::Lines,
         limit,
         offset,
@@ -48,7 +50,7 @@ fn fake_run_paged(
     };
     let inputs = Inputs::open(paths).expect("inputs open");
     let mut out = Vec::new();
-    let drove = drive(&opts, &shape, &|| Fake, &inputs, &mut out);
+    let drove = drive(&opts, &facts, &|| Fake, &inputs, &mut out);
     (drove, out)
 }
 
@@ -382,10 +384,11 @@ struct Truncating {
 }
 
 impl chunk::LineStep for Truncating {
-    fn step(&mut self, _: &[u8], _: &mut chunk::ChunkOut) -> Result<(), String> {
+    fn step(&mut self, _: &[u8], _: &mut chunk::ChunkOut) -> Result<(), Rejection> {
         let file = std::fs::OpenOptions::new().write(true).open(&self.path);
         file.and_then(|f| f.set_len(self.keep))
-            .map_err(|e| e.to_string())
+            .expect("the file is cut short");
+        Ok(())
     }
 }
 
@@ -399,12 +402,13 @@ fn a_file_cut_short_while_read_is_an_error_not_a_crash() {
         engine: Engine::Lazy,
         strict: false,
         progress: false,
+        progress_after: progress::SHOW_AFTER,
         color: false,
         chunk_size: None,
         window: 1000,
         prefilter: true,
     };
-    let shape = Shape {
+    let facts = QueryFacts {
         mode: Mode::Lines,
         limit: None,
         offset: 0,
@@ -416,7 +420,7 @@ fn a_file_cut_short_while_read_is_an_error_not_a_crash() {
         path: path.clone(),
         keep: 2000,
     };
-    let err = drive(&opts, &shape, &make, &inputs, &mut Vec::new()).expect_err("cut short");
+    let err = drive(&opts, &facts, &make, &inputs, &mut Vec::new()).expect_err("cut short");
     let msg = format!("{err:#}");
     assert!(msg.contains("the file shrank from"), "{msg}");
     assert!(msg.contains(&path.display().to_string()), "{msg}");

@@ -30,16 +30,19 @@ use std::borrow::Cow;
 
 use ndq_query::{Value, unescape_json_str};
 
-/// An output format, as chosen with `-o/--output`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// An output format, as chosen with `-o/--output` (the doc comments of the variants are the
+/// `--help` text of its values).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
-    /// One JSON object per row, keys in `select` order.
+    /// One JSON object per row.
     Json,
-    /// Aligned columns with a header (needs all rows before writing any).
+    /// Aligned columns with a header.
+    // (It needs all rows before writing any.)
     Table,
-    /// RFC 4180 comma-separated values with a header.
+    /// Comma-separated, RFC 4180 quoting, with a header.
     Csv,
-    /// Tab-separated values with a header; tabs, newlines and backslashes escaped.
+    /// Tab-separated, backslash escapes, with a header.
+    // (Tabs, newlines and backslashes are escaped.)
     Tsv,
     /// Values alone, tab-separated, no header.
     Raw,

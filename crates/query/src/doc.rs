@@ -6,7 +6,7 @@
 //! - `get` compares keys after unescaping and returns the *first* member of that name
 //!   (QUERY.md). `serde_json::Value` cannot: its parser keeps the *last* duplicate, so the
 //!   serde engine differs from the lazy one on lines with duplicate keys (documented there).
-//! - `shape` gives a number's exact text (serde_json's `arbitrary_precision` is on in this
+//! - `view` gives a number's exact text (serde_json's `arbitrary_precision` is on in this
 //!   workspace) and a string's value; `raw` gives exact JSON text for arrays and objects
 //!   (serde: re-serialized, so key order and spacing may differ from the input).
 
@@ -16,7 +16,7 @@ use crate::value::unescape_json_str;
 
 /// What a JSON value is, as far as the evaluator looks.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Shape<'a> {
+pub enum View<'a> {
     /// `null`
     Null,
     /// `true` / `false`
@@ -57,12 +57,12 @@ pub trait Doc<'a>: Copy {
     /// Element `i`; `None` when out of range or when this is not an array.
     fn index(self, i: usize) -> Option<Self::Node>;
     /// What this value is.
-    fn shape(self) -> Shape<'a>;
-    /// The text of this value if it is a number ([`Shape::Number`]): what a sum reads, without
-    /// the rest of [`Doc::shape`] (a string's unescaping, say).
+    fn view(self) -> View<'a>;
+    /// The text of this value if it is a number ([`View::Number`]): what a sum reads, without
+    /// the rest of [`Doc::view`] (a string's unescaping, say).
     fn number(self) -> Option<&'a str> {
-        match self.shape() {
-            Shape::Number(raw) => Some(raw),
+        match self.view() {
+            View::Number(raw) => Some(raw),
             _ => None,
         }
     }
@@ -90,12 +90,12 @@ impl<'a> Doc<'a> for ndq_scan::Value<'a> {
             _ => None,
         }
     }
-    fn shape(self) -> Shape<'a> {
+    fn view(self) -> View<'a> {
         match self {
-            ndq_scan::Value::Null => Shape::Null,
-            ndq_scan::Value::Bool(b) => Shape::Bool(b),
-            ndq_scan::Value::Number(n) => Shape::Number(n.raw()),
-            ndq_scan::Value::String(s) => Shape::String {
+            ndq_scan::Value::Null => View::Null,
+            ndq_scan::Value::Bool(b) => View::Bool(b),
+            ndq_scan::Value::Number(n) => View::Number(n.raw()),
+            ndq_scan::Value::String(s) => View::String {
                 value: if s.has_escapes() {
                     unescape_json_str(s.raw())
                 } else {
@@ -103,8 +103,8 @@ impl<'a> Doc<'a> for ndq_scan::Value<'a> {
                 },
                 raw: Some(s.raw()),
             },
-            ndq_scan::Value::Array(_) => Shape::Array,
-            ndq_scan::Value::Object(_) => Shape::Object,
+            ndq_scan::Value::Array(_) => View::Array,
+            ndq_scan::Value::Object(_) => View::Object,
         }
     }
     #[inline]
@@ -155,8 +155,8 @@ impl<'a> Doc<'a> for Scanned<'a> {
     fn index(self, i: usize) -> Option<ndq_scan::Value<'a>> {
         Doc::index(self.doc.root(), i)
     }
-    fn shape(self) -> Shape<'a> {
-        Doc::shape(self.doc.root())
+    fn view(self) -> View<'a> {
+        Doc::view(self.doc.root())
     }
     fn raw(self) -> Cow<'a, str> {
         Doc::raw(self.doc.root())
@@ -174,8 +174,8 @@ impl<'a> Doc<'a> for ndq_scan::Object<'a> {
     fn index(self, _: usize) -> Option<ndq_scan::Value<'a>> {
         None
     }
-    fn shape(self) -> Shape<'a> {
-        Shape::Object
+    fn view(self) -> View<'a> {
+        View::Object
     }
     fn raw(self) -> Cow<'a, str> {
         Cow::Borrowed(ndq_scan::Object::raw(&self))
@@ -190,17 +190,17 @@ impl<'a> Doc<'a> for &'a serde_json::Value {
     fn index(self, i: usize) -> Option<Self> {
         self.as_array()?.get(i)
     }
-    fn shape(self) -> Shape<'a> {
+    fn view(self) -> View<'a> {
         match self {
-            serde_json::Value::Null => Shape::Null,
-            serde_json::Value::Bool(b) => Shape::Bool(*b),
-            serde_json::Value::Number(n) => Shape::Number(n.as_str()),
-            serde_json::Value::String(s) => Shape::String {
+            serde_json::Value::Null => View::Null,
+            serde_json::Value::Bool(b) => View::Bool(*b),
+            serde_json::Value::Number(n) => View::Number(n.as_str()),
+            serde_json::Value::String(s) => View::String {
                 value: Cow::Borrowed(s),
                 raw: None,
             },
-            serde_json::Value::Array(_) => Shape::Array,
-            serde_json::Value::Object(_) => Shape::Object,
+            serde_json::Value::Array(_) => View::Array,
+            serde_json::Value::Object(_) => View::Object,
         }
     }
     fn raw(self) -> Cow<'a, str> {
@@ -221,8 +221,8 @@ impl<'a> Doc<'a> for NoDoc {
     fn index(self, _: usize) -> Option<NoDoc> {
         None
     }
-    fn shape(self) -> Shape<'a> {
-        Shape::Null
+    fn view(self) -> View<'a> {
+        View::Null
     }
     fn raw(self) -> Cow<'a, str> {
         Cow::Borrowed("null")

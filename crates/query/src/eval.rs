@@ -19,7 +19,7 @@ use regex::Regex;
 use rust_decimal::Decimal;
 use rust_decimal::prelude::ToPrimitive;
 
-use crate::doc::{Doc, Shape};
+use crate::doc::{Doc, View};
 use crate::func::{self, Like, TextFunc};
 use crate::ir::{Case, Ex, Group, Path, Pattern};
 use crate::parse::{BinOp, Seg};
@@ -103,33 +103,33 @@ pub(crate) fn resolve_number<'a, D: Doc<'a>>(root: D, path: &Path) -> Option<&'a
 
 /// A document value as an evaluation value (numbers parsed, strings unescaped).
 pub(crate) fn node_val<'a, N: Doc<'a>>(n: N) -> Val<'a> {
-    shape_val(n, n.shape())
+    view_val(n, n.view())
 }
 
-/// [`node_val`] of `n` whose shape was already read.
-fn shape_val<'a, N: Doc<'a>>(n: N, shape: Shape<'a>) -> Val<'a> {
-    match shape {
-        Shape::Null => Val::Null,
-        Shape::Bool(b) => Val::Bool(b),
-        Shape::Number(raw) => match parse_number(raw) {
+/// [`node_val`] of `n` whose view was already read.
+fn view_val<'a, N: Doc<'a>>(n: N, view: View<'a>) -> Val<'a> {
+    match view {
+        View::Null => Val::Null,
+        View::Bool(b) => Val::Bool(b),
+        View::Number(raw) => match parse_number(raw) {
             Some(num) => Val::Num(num, Some(Cow::Borrowed(raw))),
             None => Val::Null,
         },
-        Shape::String { value, raw } => Val::Str(value, raw.map(Cow::Borrowed)),
-        Shape::Array => Val::Json(true, n.raw()),
-        Shape::Object => Val::Json(false, n.raw()),
+        View::String { value, raw } => Val::Str(value, raw.map(Cow::Borrowed)),
+        View::Array => Val::Json(true, n.raw()),
+        View::Object => Val::Json(false, n.raw()),
     }
 }
 
 /// A document value as output, its text borrowed from the input.
 pub(crate) fn node_output<'a, N: Doc<'a>>(n: N) -> Value<'a> {
-    match n.shape() {
-        Shape::Null => Value::Null,
-        Shape::Bool(b) => Value::Bool(b),
-        Shape::Number(raw) => Value::RawNumber(Cow::Borrowed(raw)),
-        Shape::String { raw: Some(raw), .. } => Value::RawString(Cow::Borrowed(raw)),
-        Shape::String { value, raw: None } => Value::String(value),
-        Shape::Array | Shape::Object => Value::RawJson(n.raw()),
+    match n.view() {
+        View::Null => Value::Null,
+        View::Bool(b) => Value::Bool(b),
+        View::Number(raw) => Value::RawNumber(Cow::Borrowed(raw)),
+        View::String { raw: Some(raw), .. } => Value::RawString(Cow::Borrowed(raw)),
+        View::String { value, raw: None } => Value::String(value),
+        View::Array | View::Object => Value::RawJson(n.raw()),
     }
 }
 
@@ -212,13 +212,13 @@ fn cmp_path_number<'x, 'a: 'x, D: Doc<'a>>(
     let Some(node) = resolve(root, path) else {
         return Val::Null;
     };
-    let shape = node.shape();
-    if let Shape::Number(raw) = shape
+    let view = node.view();
+    if let View::Number(raw) = view
         && let Some(o) = decimal_parts(raw.as_bytes()).and_then(|p| cmp_parts(p, k))
     {
         return Val::Bool(op.holds(if flip { o.reverse() } else { o }));
     }
-    let (v, k) = (shape_val(node, shape), Val::Num(Num::Dec(*k), None));
+    let (v, k) = (view_val(node, view), Val::Num(Num::Dec(*k), None));
     let (l, r) = if flip { (&k, &v) } else { (&v, &k) };
     if l.is_null() {
         return Val::Null;

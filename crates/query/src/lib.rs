@@ -218,7 +218,7 @@ mod tests;
 pub use rust_decimal::Decimal;
 
 pub use agg::Accumulator;
-pub use doc::{Doc, Scanned, Shape};
+pub use doc::{Doc, Scanned, View};
 pub use error::{ErrorKind, QueryError};
 pub use plan::{Kind, Plan};
 pub use prefilter::{Atom, Formula, MAX_LITERALS, NumAtom, Prefilter, escape_starts};

@@ -197,7 +197,7 @@ macro_rules! q {
 
 q!(smoke, "select a", [r#"{"a":1}"#], "1");
 
-// ---- Shape ----
+// ---- View ----
 q!(
     keywords_any_case,
     "SeLeCt a FrOm StReAm WhErE a > 1",

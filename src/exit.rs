@@ -1,0 +1,123 @@
+//! The exit status, and why a run failed: one type of each for `ndq` and `ndq bench`, so both
+//! print their errors and choose their status the same way.
+//!
+//! The statuses (DEVELOPERS.md): 0 ok (also when stdout is a pipe closed early, as by
+//! `| head`), 1 runtime error, 2 usage or query error. Nothing else in the program calls
+//! `process::exit` or builds a status.
+
+use std::io;
+
+/// The exit status: 0 ok, 1 runtime error, 2 usage or query error.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ExitCode {
+    /// Success.
+    Ok = 0,
+    /// An input missing or unreadable, a bad line under `--strict`, a write error.
+    Runtime = 1,
+    /// Bad arguments, a bad query (or a bad cases file for `ndq bench`).
+    Usage = 2,
+}
+
+impl std::process::Termination for ExitCode {
+    fn report(self) -> std::process::ExitCode {
+        std::process::ExitCode::from(self as u8)
+    }
+}
+
+impl ExitCode {
+    /// The status for arguments clap rejected, after printing its message: `--help` and
+    /// `--version` go to stdout with status 0, mistakes to stderr with 2.
+    pub fn of_clap(e: &clap::Error) -> ExitCode {
+        let _ = e.print();
+        if e.use_stderr() {
+            ExitCode::Usage
+        } else {
+            ExitCode::Ok
+        }
+    }
+
+    /// The status of a run's outcome, after printing the error when there is one.
+    pub fn of(result: Result<(), Failure>) -> ExitCode {
+        match result {
+            Ok(()) => ExitCode::Ok,
+            Err(failure) => failure.report(),
+        }
+    }
+}
+
+/// Why a run failed.
+#[derive(Debug)]
+pub enum Failure {
+    /// Usage or query errors (exit 2): each message is printed after `ndq: error: `.
+    Usage(Vec<String>),
+    /// Anything else (exit 1).
+    Runtime(anyhow::Error),
+}
+
+impl Failure {
+    /// One usage or query error.
+    pub fn usage(message: impl Into<String>) -> Failure {
+        Failure::Usage(vec![message.into()])
+    }
+
+    /// Print the failure on stderr and give its exit status. Writing into a closed pipe is
+    /// not an error: it exits 0 quietly.
+    pub fn report(self) -> ExitCode {
+        match self {
+            Failure::Usage(messages) => {
+                for m in messages {
+                    eprintln!("ndq: error: {m}");
+                }
+                ExitCode::Usage
+            }
+            Failure::Runtime(e) if is_broken_pipe(&e) => ExitCode::Ok,
+            Failure::Runtime(e) => {
+                crate::error!("{}", crate::messages::sanitize(&format!("{e:#}")));
+                ExitCode::Runtime
+            }
+        }
+    }
+}
+
+impl From<anyhow::Error> for Failure {
+    fn from(e: anyhow::Error) -> Failure {
+        Failure::Runtime(e)
+    }
+}
+
+/// Whether the error comes from writing into a closed pipe.
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<io::Error>()
+            .is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn statuses_are_zero_one_two() {
+        assert_eq!(ExitCode::Ok as u8, 0);
+        assert_eq!(ExitCode::Runtime as u8, 1);
+        assert_eq!(ExitCode::Usage as u8, 2);
+    }
+
+    #[test]
+    fn failures_give_their_status() {
+        assert_eq!(ExitCode::of(Ok(())), ExitCode::Ok);
+        assert_eq!(Failure::usage("bad").report(), ExitCode::Usage);
+        let e = anyhow::anyhow!("no such file");
+        assert_eq!(Failure::from(e).report(), ExitCode::Runtime);
+    }
+
+    #[test]
+    fn a_closed_pipe_is_success() {
+        let pipe = io::Error::new(io::ErrorKind::BrokenPipe, "closed");
+        let e = anyhow::Error::new(pipe).context("writing the results");
+        assert!(is_broken_pipe(&e));
+        assert_eq!(Failure::from(e).report(), ExitCode::Ok);
+        assert!(!is_broken_pipe(&anyhow::anyhow!("other")));
+    }
+}
