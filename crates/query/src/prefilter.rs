@@ -66,9 +66,12 @@
 //! scanner must pair a backslash with the byte after it to find the closing quote (the four hex
 //! digits of `\u` hold no backslash, so a walk that lands among them meets the next escape
 //! anyway). It may meet more (in a malformed line, a backslash outside a string), which only
-//! makes a line a candidate: parsed, never wrongly skipped. Anything that is not a valid escape
-//! (`\x`, a bad `\u`, a lone surrogate) is taken to decode to U+FFFD *or* to the character after
-//! the backslash, which covers the scanner's decoder (U+FFFD) and any more lenient one.
+//! makes a line a candidate: parsed, never wrongly skipped. Escapes are decoded by the
+//! scanner's [`ndq_scan::decode_escape`]. Anything that is not a valid escape (`\x`, a bad
+//! `\u`, a lone surrogate) makes the scanner call the line malformed, so the line can never
+//! pass `where`; it is still taken to decode to U+FFFD *or* to the character after the
+//! backslash (what [`ndq_scan::unescape`] and more lenient readers make of it), so that ruling
+//! lines out never depends on that verdict.
 //!
 //! A member fact `K op N` is looked for as the raw bytes `"K"` (a key without escapes, which
 //! is why only keys without `"`, backslashes and control characters give one), blanks, `:`,
@@ -342,7 +345,7 @@ impl Prefilter {
     #[inline]
     pub fn escape_bits(&self, at: &[u8]) -> u64 {
         const BAD: char = char::REPLACEMENT_CHARACTER;
-        match (crate::value::decode_escape(at), at.get(1)) {
+        match (ndq_scan::decode_escape(at), at.get(1)) {
             (Some((c, _)), _) => self.char_bits(c),
             // A bad `\u` escape, or a newline or nothing after the backslash.
             (None, Some(b'u' | b'\n') | None) => self.char_bits(BAD),
