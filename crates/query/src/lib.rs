@@ -20,6 +20,8 @@
 //!   so a line counts as holding literal `L` when its raw bytes contain `L` *or* an escape
 //!   (found by walking the backslashes, each paired with the byte after it) that decodes to a
 //!   character of `L`; see [`Prefilter`] for the derivation and the argument.
+//!   [`Prefilter::candidates`] finds the lines of a whole chunk that may match (exactly those
+//!   [`Prefilter::may_match`], the per-line reference, keeps).
 //! - Output values ([`Value`]) keep the input's text where they come from the input;
 //!   computed numbers are exact decimals, see [`format_decimal`].
 //!
@@ -29,8 +31,9 @@
 //! no two files refer to each other, directly or in a loop):
 //! `error`, `lex`, `parse` (the AST) → `value` (values, numbers, orders), `func`, `fsum`,
 //! `dsum`, `doc` (the document trait) → `ir` (compiled expressions) → `prefilter` (literals
-//! of `where`) → `plan` (the planner and [`Plan`]) → `eval` (one expression over one
-//! document) → `agg` ([`Accumulator`]) → `worker` ([`Worker`]).
+//! of `where`) → `candidates` (the prefilter over whole chunks) → `plan` (the planner and
+//! [`Plan`]) → `eval` (one expression over one document) → `agg` ([`Accumulator`]) →
+//! `worker` ([`Worker`]).
 //!
 //! # Choices where QUERY.md is silent
 //!
@@ -131,6 +134,7 @@
 #![cfg_attr(not(test), warn(clippy::unwrap_used))]
 
 mod agg;
+mod candidates;
 mod doc;
 mod dsum;
 mod error;
@@ -155,10 +159,11 @@ mod tests;
 pub use rust_decimal::Decimal;
 
 pub use agg::Accumulator;
+pub use candidates::Candidates;
 pub use doc::{Doc, Scanned, Shape};
 pub use error::{ErrorKind, QueryError};
 pub use ndq_scan::{decode_escape, unescape as unescape_json_str};
 pub use plan::{Kind, Plan};
-pub use prefilter::{Atom, Formula, MAX_LITERALS, NumAtom, Prefilter, escape_starts};
+pub use prefilter::{Atom, Formula, MAX_LITERALS, NumAtom, Prefilter};
 pub use value::{Value, format_decimal};
 pub use worker::Worker;
