@@ -129,8 +129,7 @@ impl Formula {
     }
 }
 
-/// One fact the prefilter looks for in a line (bit `i` of [`Prefilter::line_bits`] is atom
-/// `i`).
+/// One fact the prefilter looks for in a line (atom `i` of [`Prefilter::atoms`]).
 #[derive(Clone, Debug, PartialEq)]
 pub enum Atom {
     /// Some string of the line, decoded, may contain this text.

@@ -23,7 +23,7 @@
 //!
 //! The crate is also ndq's one JSON-text toolkit, so every reader of raw JSON text agrees with
 //! the scanner: [`decode_escape`] (one escape, `None` exactly where the scanner rejects it),
-//! [`unescape`] (a string's value), [`decimal_parts`] (the fast path for plain decimals) and
+//! [`unescape()`] (a string's value), [`decimal_parts`] (the fast path for plain decimals) and
 //! [`parse_decimal`] (any number, exactly, as a Decimal).
 //!
 //! ```
@@ -734,7 +734,7 @@ impl<'a> Str<'a> {
     pub fn has_escapes(&self) -> bool {
         self.escaped
     }
-    /// The string's value: borrowed when there is nothing to unescape ([`unescape`]; the
+    /// The string's value: borrowed when there is nothing to unescape ([`unescape()`]; the
     /// scanner let only valid escapes through).
     pub fn unescaped(&self) -> Cow<'a, str> {
         if self.escaped {
