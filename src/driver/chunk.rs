@@ -13,9 +13,9 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use ndq_query::{Accumulator, Value};
+use ndq_query::{Accumulator, Prefilter, Value};
 
-use super::prefilter::{self, LineFilter};
+use super::prefilter;
 use crate::messages::Rejection;
 
 /// Cut `data` into slices of about `target` bytes ending at line boundaries. Concatenated,
@@ -114,13 +114,15 @@ pub fn scan<S: LineStep>(
     step: &mut S,
     data: &[u8],
     limits: &Limits<'_>,
-    filter: Option<&LineFilter<'_>>,
+    filter: Option<&Prefilter>,
 ) -> ChunkOut {
     let mut out = step.begin();
     if limits.rows == Some(0) || limits.stop.load(Ordering::Relaxed) < limits.index {
         return out;
     }
-    let mut search = filter.map(|f| f.search(data));
+    // The candidate lines, in order; the search goes on from just after the last one, which
+    // is where `rest` starts whenever the search is on.
+    let mut search = filter.map(|f| f.candidates(data));
     let mut rest = data;
     while !rest.is_empty() {
         if search.is_some()
@@ -130,22 +132,29 @@ pub fn scan<S: LineStep>(
         {
             search = None;
         }
-        if let Some(search) = &mut search {
-            let at = data.len() - rest.len();
-            let next = search.next_line(at).unwrap_or(data.len());
-            if next > at {
-                let (lines, filled) = prefilter::count_lines(&data[at..next]);
-                out.line_count += lines;
-                out.skipped += filled;
-                rest = &data[next..];
-                if rest.is_empty() {
-                    break;
+        let (mut line, next) = match &mut search {
+            Some(search) => {
+                let at = data.len() - rest.len();
+                let found = search.next();
+                let start = found.as_ref().map_or(data.len(), |l| l.start);
+                if start > at {
+                    let (lines, filled) = prefilter::count_lines(&data[at..start]);
+                    out.line_count += lines;
+                    out.skipped += filled;
                 }
+                let Some(l) = found else {
+                    rest = &data[data.len()..];
+                    break;
+                };
+                (
+                    &data[l.start..l.end],
+                    data.get(l.end + 1..).unwrap_or_default(),
+                )
             }
-        }
-        let (mut line, next) = match memchr::memchr(b'\n', rest) {
-            Some(i) => (&rest[..i], &rest[i + 1..]),
-            None => (rest, &rest[rest.len()..]),
+            None => match memchr::memchr(b'\n', rest) {
+                Some(i) => (&rest[..i], &rest[i + 1..]),
+                None => (rest, &rest[rest.len()..]),
+            },
         };
         rest = next;
         out.line_count += 1;
@@ -234,10 +243,10 @@ pub mod tests {
     #[test]
     fn prefilter_skips_lines_and_gives_up_where_it_rules_out_too_little() {
         let plan = ndq_query::Plan::compile("where contains(x, 'hit')").unwrap();
-        let filter = LineFilter::new(plan.prefilter().unwrap()).unwrap();
+        let filter = plan.prefilter().unwrap();
         let stop = AtomicUsize::new(usize::MAX);
         let lines = |n: usize, text: &str| text.repeat(n).into_bytes();
-        let run = |data: &[u8]| scan(&mut Fake, data, &limits(&stop), Some(&filter));
+        let run = |data: &[u8]| scan(&mut Fake, data, &limits(&stop), Some(filter));
 
         // Half the lines ruled out: the prefilter stays on to the end.
         let mixed = lines(300, "{hit}\n{no}\n");

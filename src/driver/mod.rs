@@ -52,7 +52,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
 use memmap2::{Mmap, MmapOptions};
-use ndq_query::{Accumulator, Kind, Plan, Value};
+use ndq_query::{Accumulator, Kind, Plan, Prefilter, Value};
 use ndq_scan::Scanner;
 use rayon::prelude::*;
 
@@ -62,7 +62,6 @@ use crate::messages::{BadLine, BadLines, Position};
 pub use crate::output::Format;
 use crate::output::{self, RowWriter};
 use chunk::{ChunkOut, Limits, LineStep};
-use prefilter::LineFilter;
 use progress::Progress;
 
 /// How lines are evaluated: `--engine` of `ndq` (hidden) and of `ndq bench`.
@@ -221,15 +220,12 @@ pub fn run(
     let writer = RowWriter::new(format, plan.columns());
     let table_rows = mode == Mode::Table;
     let make = || step::PlanStep::new(plan, opts, &writer, table_rows);
-    let filter = plan
-        .prefilter()
-        .filter(|_| opts.skips_lines())
-        .and_then(LineFilter::new);
+    let filter = plan.prefilter().filter(|_| opts.skips_lines());
     let facts = QueryFacts {
         mode,
         limit: plan.limit(),
         offset: plan.offset(),
-        filter: filter.as_ref(),
+        filter,
     };
     let mut header = Vec::new();
     if mode == Mode::Stream {
@@ -302,7 +298,7 @@ pub struct QueryFacts<'f> {
     /// applies it itself, in `Plan::finish`).
     pub offset: u64,
     /// The lines worth handing to the steps (`None`: all).
-    pub filter: Option<&'f LineFilter<'f>>,
+    pub filter: Option<&'f Prefilter>,
 }
 
 /// What [`drive`] leaves for the end of the run.

@@ -12,8 +12,6 @@
 
 use std::borrow::Cow;
 
-use crate::value::unescape_json_str;
-
 /// What a JSON value is, as far as the evaluator looks.
 #[derive(Clone, Debug, PartialEq)]
 pub enum View<'a> {
@@ -96,11 +94,7 @@ impl<'a> Doc<'a> for ndq_scan::Value<'a> {
             ndq_scan::Value::Bool(b) => View::Bool(b),
             ndq_scan::Value::Number(n) => View::Number(n.raw()),
             ndq_scan::Value::String(s) => View::String {
-                value: if s.has_escapes() {
-                    unescape_json_str(s.raw())
-                } else {
-                    Cow::Borrowed(s.raw())
-                },
+                value: s.unescaped(),
                 raw: Some(s.raw()),
             },
             ndq_scan::Value::Array(_) => View::Array,

@@ -21,6 +21,8 @@
 //!   so a line counts as holding literal `L` when its raw bytes contain `L` *or* an escape
 //!   (found by walking the backslashes, each paired with the byte after it) that decodes to a
 //!   character of `L`; see [`Prefilter`] for the derivation and the argument.
+//!   [`Prefilter::candidates`] finds the lines of a whole chunk that may match (exactly those
+//!   [`Prefilter::may_match`], the per-line reference, keeps).
 //! - Output values ([`Value`]) keep the input's text where they come from the input;
 //!   computed numbers are exact decimals, see [`format_decimal`].
 //!
@@ -30,8 +32,9 @@
 //! no two files refer to each other, directly or in a loop):
 //! `error`, `lex`, `parse` (the AST) → `value` (values, numbers, orders), `func`, `fsum`,
 //! `dsum`, `doc` (the document trait) → `ir` (compiled expressions) → `prefilter` (literals
-//! of `where`) → `plan` (the planner and [`Plan`]) → `eval` (one expression over one
-//! document) → `distinct` (the rows of `select distinct`) → `agg` ([`Accumulator`]) →
+//! of `where`) → `candidates` (the prefilter over whole chunks) → `plan` (the planner and
+//! [`Plan`]) → `eval` (one expression over one document) → `distinct` (the rows of `select
+//! distinct`) → `agg` ([`Accumulator`]) →
 //! `worker` ([`Worker`]).
 //!
 //! # Choices where QUERY.md is silent
@@ -191,6 +194,7 @@
 #![cfg_attr(not(test), warn(clippy::unwrap_used))]
 
 mod agg;
+mod candidates;
 mod distinct;
 mod doc;
 mod dsum;
@@ -218,9 +222,11 @@ mod tests;
 pub use rust_decimal::Decimal;
 
 pub use agg::Accumulator;
+pub use candidates::Candidates;
 pub use doc::{Doc, Scanned, View};
 pub use error::{ErrorKind, QueryError};
+pub use ndq_scan::{decode_escape, unescape as unescape_json_str};
 pub use plan::{Kind, Plan};
-pub use prefilter::{Atom, Formula, MAX_LITERALS, NumAtom, Prefilter, escape_starts};
-pub use value::{Value, decode_escape, format_decimal, unescape_json_str};
+pub use prefilter::{Atom, Formula, MAX_LITERALS, NumAtom, Prefilter};
+pub use value::{Value, format_decimal};
 pub use worker::Worker;

@@ -66,9 +66,12 @@
 //! scanner must pair a backslash with the byte after it to find the closing quote (the four hex
 //! digits of `\u` hold no backslash, so a walk that lands among them meets the next escape
 //! anyway). It may meet more (in a malformed line, a backslash outside a string), which only
-//! makes a line a candidate: parsed, never wrongly skipped. Anything that is not a valid escape
-//! (`\x`, a bad `\u`, a lone surrogate) is taken to decode to U+FFFD *or* to the character after
-//! the backslash, which covers the scanner's decoder (U+FFFD) and any more lenient one.
+//! makes a line a candidate: parsed, never wrongly skipped. Escapes are decoded by the
+//! scanner's [`ndq_scan::decode_escape`]. Anything that is not a valid escape (`\x`, a bad
+//! `\u`, a lone surrogate) makes the scanner call the line malformed, so the line can never
+//! pass `where`; it is still taken to decode to U+FFFD *or* to the character after the
+//! backslash (what [`ndq_scan::unescape`] and more lenient readers make of it), so that ruling
+//! lines out never depends on that verdict.
 //!
 //! A member fact `K op N` is looked for as the raw bytes `"K"` (a key without escapes, which
 //! is why only keys without `"`, backslashes and control characters give one), blanks, `:`,
@@ -84,6 +87,7 @@
 
 use std::fmt;
 
+use aho_corasick::{AhoCorasick, MatchKind};
 use memchr::arch::all::packedpair::HeuristicFrequencyRank;
 use memchr::memmem;
 use regex_syntax::hir::literal::{ExtractKind, Extractor, Seq};
@@ -125,8 +129,7 @@ impl Formula {
     }
 }
 
-/// One fact the prefilter looks for in a line (bit `i` of [`Prefilter::line_bits`] is atom
-/// `i`).
+/// One fact the prefilter looks for in a line (atom `i` of [`Prefilter::atoms`]).
 #[derive(Clone, Debug, PartialEq)]
 pub enum Atom {
     /// Some string of the line, decoded, may contain this text.
@@ -269,10 +272,76 @@ pub struct Prefilter {
     /// For each byte `b`: whether an escape `\b...` may decode to a character of some literal
     /// ([`Prefilter::escape_may_matter`]).
     escapes: [bool; 256],
+    /// All the raw patterns in one searcher, for whole chunks (`candidates.rs`).
+    pub(crate) raw: RawSearch,
+}
+
+/// The raw patterns of a prefilter ([`Prefilter::raw_patterns`]), distinct, searched together
+/// over a chunk; built once with the prefilter and shared by every worker.
+#[derive(Clone, Debug)]
+pub(crate) struct RawSearch {
+    pub(crate) searcher: Raw,
+    /// For each pattern, in the searcher's order, the atoms an occurrence of it may set: its
+    /// own (comparisons of one key share its pattern), and those of every pattern that is a
+    /// prefix of it, which occur wherever it does (see [`Raw::Many`]).
+    pub(crate) atoms: Vec<Vec<usize>>,
+}
+
+/// How the raw patterns are searched.
+#[derive(Clone, Debug)]
+pub(crate) enum Raw {
+    /// No literal can be in raw bytes as itself (they all hold a quote, backslash or newline).
+    None,
+    /// One pattern.
+    One(Box<memmem::Finder<'static>>),
+    /// Several, searched leftmost-longest: the first start, so that a search from just after
+    /// an occurrence meets every later one, and there the longest pattern. Every other
+    /// pattern that starts there is a prefix of that one, so its atoms are checked too:
+    /// a key's `Elapsed"` turned down by its value does not hide the literal `Elapsed`.
+    Many(AhoCorasick),
+}
+
+impl RawSearch {
+    /// The searcher of `finders` (the atoms' raw patterns); `None` when it cannot be built.
+    fn new(finders: &[Option<memmem::Finder<'static>>]) -> Option<RawSearch> {
+        let mut atoms: Vec<Vec<usize>> = Vec::new();
+        let mut raw: Vec<&memmem::Finder<'static>> = Vec::new();
+        for (i, finder) in finders.iter().enumerate() {
+            let Some(finder) = finder else { continue };
+            match raw.iter().position(|f| f.needle() == finder.needle()) {
+                Some(p) => atoms[p].push(i),
+                None => {
+                    atoms.push(vec![i]);
+                    raw.push(finder);
+                }
+            }
+        }
+        let atoms = raw
+            .iter()
+            .map(|f| {
+                raw.iter()
+                    .zip(&atoms)
+                    .filter(|(g, _)| f.needle().starts_with(g.needle()))
+                    .flat_map(|(_, a)| a.iter().copied())
+                    .collect()
+            })
+            .collect();
+        let searcher = match raw.as_slice() {
+            [] => Raw::None,
+            [one] => Raw::One(Box::new((*one).clone())),
+            many => Raw::Many(
+                AhoCorasick::builder()
+                    .match_kind(MatchKind::LeftmostLongest)
+                    .build(many.iter().map(|f| f.needle()))
+                    .ok()?,
+            ),
+        };
+        Some(RawSearch { searcher, atoms })
+    }
 }
 
 impl Prefilter {
-    /// The atoms; atom `i` is bit `i` of [`Prefilter::line_bits`].
+    /// The atoms; atom `i` is bit `i` of a line's facts ([`Prefilter::may_match`]).
     pub fn atoms(&self) -> &[Atom] {
         &self.atoms
     }
@@ -281,7 +350,9 @@ impl Prefilter {
     /// for those bytes: a literal (all but those holding `"`, a backslash or a newline, which
     /// are only ever written with escapes), or a key and its closing quote. An occurrence
     /// counts only when [`Prefilter::raw_hit`] says so.
-    pub fn raw_patterns(&self) -> impl Iterator<Item = (usize, &memmem::Finder<'static>)> + '_ {
+    pub(crate) fn raw_patterns(
+        &self,
+    ) -> impl Iterator<Item = (usize, &memmem::Finder<'static>)> + '_ {
         self.finders
             .iter()
             .enumerate()
@@ -292,7 +363,7 @@ impl Prefilter {
     /// for a literal; for a key, when it is between quotes and the member's value may satisfy
     /// the comparison.
     #[inline]
-    pub fn raw_hit(&self, i: usize, hay: &[u8], at: usize) -> bool {
+    pub(crate) fn raw_hit(&self, i: usize, hay: &[u8], at: usize) -> bool {
         let Some(Atom::Num(n)) = self.atoms.get(i) else {
             return true;
         };
@@ -309,13 +380,13 @@ impl Prefilter {
     /// Whether the formula is true as soon as any literal may be in the line (a single
     /// literal, or an `or` of literals): then a line needs no [`Prefilter::eval`] once one of
     /// its literals or escapes was found.
-    pub fn any(&self) -> bool {
+    pub(crate) fn any(&self) -> bool {
         self.any
     }
 
     /// The formula's value for a line with these bits.
     #[inline]
-    pub fn eval(&self, bits: u64) -> bool {
+    pub(crate) fn eval(&self, bits: u64) -> bool {
         if self.any {
             bits != 0
         } else {
@@ -325,7 +396,7 @@ impl Prefilter {
 
     /// The literals that contain `c`.
     #[inline]
-    pub fn char_bits(&self, c: char) -> u64 {
+    pub(crate) fn char_bits(&self, c: char) -> u64 {
         match self.ascii.get(c as usize) {
             Some(bits) => *bits,
             None => self
@@ -340,9 +411,9 @@ impl Prefilter {
     /// (`at[0]` is a backslash; `at` may run past the escape). Not a valid escape: the
     /// literals holding U+FFFD or the character after the backslash.
     #[inline]
-    pub fn escape_bits(&self, at: &[u8]) -> u64 {
+    pub(crate) fn escape_bits(&self, at: &[u8]) -> u64 {
         const BAD: char = char::REPLACEMENT_CHARACTER;
-        match (crate::value::decode_escape(at), at.get(1)) {
+        match (ndq_scan::decode_escape(at), at.get(1)) {
             (Some((c, _)), _) => self.char_bits(c),
             // A bad `\u` escape, or a newline or nothing after the backslash.
             (None, Some(b'u' | b'\n') | None) => self.char_bits(BAD),
@@ -355,14 +426,14 @@ impl Prefilter {
     /// is 0. It lets a search pass over the escapes that cannot matter (in logs, mostly `\n`,
     /// `\"` and `\\`) without decoding them.
     #[inline]
-    pub fn escape_may_matter(&self, next: Option<u8>) -> bool {
+    pub(crate) fn escape_may_matter(&self, next: Option<u8>) -> bool {
         next.is_none_or(|b| self.escapes[usize::from(b)])
     }
 
     /// Bit `i` set: literal `i` may be in `line` (its raw bytes contain it, or an escape of
-    /// one of its characters). The reference test; the CLI finds the same facts over whole
-    /// chunks.
-    pub fn line_bits(&self, line: &[u8]) -> u64 {
+    /// one of its characters). The reference test; [`Prefilter::candidates`] finds the same
+    /// facts over whole chunks.
+    pub(crate) fn line_bits(&self, line: &[u8]) -> u64 {
         let mut bits = 0;
         for (i, f) in self.raw_patterns() {
             // A literal's first occurrence decides; a key's each, until one holds.
@@ -380,18 +451,21 @@ impl Prefilter {
         bits
     }
 
-    /// Whether `line` may satisfy `where`; `false` proves it cannot.
+    /// Whether `line` may satisfy `where`; `false` proves it cannot. The per-line reference of
+    /// [`Prefilter::candidates`], which keeps exactly the lines of a chunk this keeps.
     pub fn may_match(&self, line: &[u8]) -> bool {
         self.eval(self.line_bits(line))
     }
 
-    fn new(atoms: Vec<Atom>, formula: Formula) -> Prefilter {
+    /// `None` when the searcher of the raw patterns cannot be built (then no prefilter).
+    fn new(atoms: Vec<Atom>, formula: Formula) -> Option<Prefilter> {
         let any = match &formula {
             Formula::Lit(_) => true,
             Formula::Or(all) => all.iter().all(|f| matches!(f, Formula::Lit(_))),
             Formula::And(_) => false,
         };
-        let finders = atoms.iter().map(Atom::finder).collect();
+        let finders: Vec<_> = atoms.iter().map(Atom::finder).collect();
+        let raw = RawSearch::new(&finders)?;
         let mut ascii = [0u64; 128];
         let mut other: Vec<(char, u64)> = Vec::new();
         for (i, a) in atoms.iter().enumerate() {
@@ -413,6 +487,7 @@ impl Prefilter {
             ascii,
             other,
             escapes: [true; 256],
+            raw,
         };
         // After the backslash, a `u` starts four hex digits and a byte of 0x80 or more a
         // longer character: those depend on more bytes and always may matter. Any other byte
@@ -423,7 +498,7 @@ impl Prefilter {
                 pre.escapes[usize::from(b)] = pre.escape_bits(&[b'\\', b]) != 0;
             }
         }
-        pre
+        Some(pre)
     }
 }
 
@@ -458,7 +533,7 @@ impl fmt::Display for Prefilter {
 /// escape and the byte after it belongs to that escape (see the module docs). It may run over
 /// several lines: a backslash before a newline pairs with the newline, and the walk goes on at
 /// the next line's first byte, where a walk of that line alone would start.
-pub fn escape_starts(line: &[u8]) -> impl Iterator<Item = usize> + '_ {
+pub(crate) fn escape_starts(line: &[u8]) -> impl Iterator<Item = usize> + '_ {
     let mut from = 0;
     std::iter::from_fn(move || {
         let at = from + memchr::memchr(b'\\', line.get(from..)?)?;
@@ -711,7 +786,9 @@ pub(crate) fn derive(filter: &Expr) -> Option<Prefilter> {
     let req = require(filter);
     let mut atoms = Vec::new();
     let formula = index(req, &mut atoms)?;
-    (atoms.len() <= MAX_LITERALS).then(|| Prefilter::new(atoms, formula))
+    (atoms.len() <= MAX_LITERALS)
+        .then(|| Prefilter::new(atoms, formula))
+        .flatten()
 }
 
 /// The formula of `req` with its atoms numbered into `atoms`; `None` for true.

@@ -14,7 +14,7 @@ use std::cell::RefCell;
 use std::cmp::Ordering;
 use std::fmt::Write as _;
 
-use ndq_scan::decimal_parts;
+use ndq_scan::{NotDecimal, decimal_parts};
 use rust_decimal::Decimal;
 use rust_decimal::prelude::ToPrimitive;
 
@@ -134,8 +134,9 @@ pub(crate) fn positive_zero(d: Decimal) -> Decimal {
 
 /// Parse a JSON-style number (`-?digits[.digits][(e|E)[+-]digits]`, also a leading `+` or
 /// `.5` for `tonumber`). Exact as a Decimal when the value fits 96 bits with a scale of at
-/// most 28 (trailing fraction zeros beyond that are dropped); else the nearest f64. `None` when
-/// `s` is not a number.
+/// most 28 (trailing zeros give way when the written scale does not fit); else the nearest
+/// f64. `None` when `s` is not a number. The grammar and the Decimal are
+/// [`ndq_scan::parse_decimal`]'s, so the engine reads a number as the scanner does.
 pub(crate) fn parse_number(s: &str) -> Option<Num> {
     parse_simple(s).or_else(|| parse_general(s))
 }
@@ -179,115 +180,15 @@ pub(crate) fn cmp_parts((m, scale): (i64, u32), k: &Decimal) -> Option<Ordering>
     Some(a.cmp(&b))
 }
 
+/// Any other number: the scanner's general parser ([`ndq_scan::parse_decimal`]) for the exact
+/// Decimal, else (a number no Decimal holds) the nearest f64.
 fn parse_general(s: &str) -> Option<Num> {
-    let b = s.as_bytes();
-    let mut i = 0;
-    let neg = match b.first() {
-        Some(b'-') => {
-            i += 1;
-            true
-        }
-        Some(b'+') => {
-            i += 1;
-            false
-        }
-        _ => false,
-    };
-    let mut mant: u128 = 0;
-    let mut overflow = false;
-    let mut scale: i64 = 0;
-    let mut digits = 0;
-    // Digits past what u128 holds are only possible for huge inputs: fall back to f64.
-    let mut push = |d: u8, mant: &mut u128| match mant
-        .checked_mul(10)
-        .and_then(|m| m.checked_add(u128::from(d)))
-    {
-        Some(m) => *mant = m,
-        None => overflow = true,
-    };
-    while i < b.len() && b[i].is_ascii_digit() {
-        push(b[i] - b'0', &mut mant);
-        i += 1;
-        digits += 1;
+    match ndq_scan::parse_decimal(s.as_bytes()) {
+        Ok(d) => Some(Num::Dec(d)),
+        // A number in the same grammar, which Rust's float parser takes as well.
+        Err(NotDecimal::Inexact) => Some(Num::Float(s.parse::<f64>().unwrap_or(f64::NAN))),
+        Err(NotDecimal::Syntax) => None,
     }
-    if i < b.len() && b[i] == b'.' {
-        i += 1;
-        let before = digits;
-        while i < b.len() && b[i].is_ascii_digit() {
-            push(b[i] - b'0', &mut mant);
-            scale += 1;
-            i += 1;
-            digits += 1;
-        }
-        if digits == before {
-            return None;
-        }
-    }
-    if digits == 0 {
-        return None;
-    }
-    if i < b.len() && (b[i] == b'e' || b[i] == b'E') {
-        i += 1;
-        let eneg = match b.get(i) {
-            Some(b'-') => {
-                i += 1;
-                true
-            }
-            Some(b'+') => {
-                i += 1;
-                false
-            }
-            _ => false,
-        };
-        let start = i;
-        let mut e: i64 = 0;
-        while i < b.len() && b[i].is_ascii_digit() {
-            e = e.saturating_mul(10).saturating_add(i64::from(b[i] - b'0'));
-            i += 1;
-        }
-        if i == start {
-            return None;
-        }
-        scale = if eneg {
-            scale.saturating_add(e)
-        } else {
-            scale.saturating_sub(e)
-        };
-    }
-    if i != b.len() {
-        return None;
-    }
-    let float = || {
-        // `s` is a valid number here; Rust's parser takes `+`, `.5`, and exponents.
-        s.parse::<f64>().unwrap_or(f64::NAN)
-    };
-    if overflow {
-        return Some(Num::Float(float()));
-    }
-    // Negative scale: multiply the mantissa up.
-    while scale < 0 {
-        match mant.checked_mul(10) {
-            Some(m) => mant = m,
-            None => return Some(Num::Float(float())),
-        }
-        scale += 1;
-    }
-    // Drop trailing zeros that take the scale past 28.
-    while scale > 28 && mant.is_multiple_of(10) && mant != 0 {
-        mant /= 10;
-        scale -= 1;
-    }
-    if mant == 0 {
-        // Zero at any scale; keep up to 28 places of the written scale.
-        let d = Decimal::from_i128_with_scale(0, scale.min(28) as u32);
-        return Some(Num::Dec(d));
-    }
-    if scale > 28 || mant >= (1u128 << 96) {
-        return Some(Num::Float(float()));
-    }
-    let m = mant as i128;
-    let d = Decimal::try_from_i128_with_scale(if neg { -m } else { m }, scale as u32).ok()?;
-    Some(Num::Dec(d))
 }
 
 /// A value during evaluation. `'x` is the shorter of the plan's and the document's lifetimes.
@@ -535,73 +436,6 @@ fn write_string(s: &str, out: &mut String) {
     out.push_str(&serde_json::to_string(s).unwrap_or_default());
 }
 
-/// The escape at the start of `s` (`s[0]` is a backslash): the character it stands for and
-/// its length in bytes (2, 6, or 12 for a surrogate pair), or `None` when it is not a valid
-/// JSON escape (an unknown letter, bad hex, a lone surrogate, nothing after the backslash).
-/// The one decoder of single escapes outside the scanner: strings for output and the
-/// prefilter's escape test use it.
-pub fn decode_escape(s: &[u8]) -> Option<(char, usize)> {
-    let c = match s.get(1)? {
-        b'"' => '"',
-        b'\\' => '\\',
-        b'/' => '/',
-        b'b' => '\u{8}',
-        b'f' => '\u{c}',
-        b'n' => '\n',
-        b'r' => '\r',
-        b't' => '\t',
-        b'u' => {
-            let hi = hex4(s, 2)?;
-            if !(0xD800..0xDC00).contains(&hi) {
-                return char::from_u32(hi).map(|c| (c, 6));
-            }
-            // A high surrogate: a low one must follow as `\uXXXX`.
-            if s.get(6..8) != Some(b"\\u") {
-                return None;
-            }
-            let lo = hex4(s, 8).filter(|lo| (0xDC00..0xE000).contains(lo))?;
-            let c = 0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00);
-            return char::from_u32(c).map(|c| (c, 12));
-        }
-        _ => return None,
-    };
-    Some((c, 2))
-}
-
-/// The value of the four hex digits at `s[at..at + 4]`.
-fn hex4(s: &[u8], at: usize) -> Option<u32> {
-    s.get(at..at + 4)?.iter().try_fold(0u32, |v, &c| {
-        let d = (c as char).to_digit(16)?;
-        Some(v << 4 | d)
-    })
-}
-
-/// The value of a JSON string's raw text (between the quotes): borrowed when there is no
-/// backslash; lone surrogate escapes become U+FFFD; an invalid escape is kept as written.
-pub fn unescape_json_str(raw: &str) -> Cow<'_, str> {
-    if !raw.contains('\\') {
-        return Cow::Borrowed(raw);
-    }
-    let mut out = String::with_capacity(raw.len());
-    let mut rest = raw;
-    while let Some(i) = rest.find('\\') {
-        out.push_str(&rest[..i]);
-        rest = &rest[i..];
-        let b = rest.as_bytes();
-        let (c, used) = match decode_escape(b) {
-            Some(decoded) => decoded,
-            // `\u` and four hex digits, but a lone surrogate.
-            None if b.get(1) == Some(&b'u') && hex4(b, 2).is_some() => ('\u{FFFD}', 6),
-            // Anything else: keep the backslash, and what follows as text.
-            None => ('\\', 1),
-        };
-        out.push(c);
-        rest = &rest[used..];
-    }
-    out.push_str(rest);
-    Cow::Owned(out)
-}
-
 /// How ndq writes a computed number: exactly, without exponent, with the scale the
 /// computation gave (`1.50 + 1.50` is `3.00`, `0.1 + 0.2` is `0.3`; `/` and `avg` drop
 /// trailing zeros: `10 / 4` is `2.5`). This is `Decimal`'s `Display`; a negative zero prints
@@ -613,6 +447,7 @@ pub fn format_decimal(d: &Decimal) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use ndq_scan::{decode_escape, unescape as unescape_json_str};
     use proptest::prelude::*;
     use std::str::FromStr;
 
@@ -683,6 +518,27 @@ mod tests {
             assert_eq!(parse_number(bad), None, "{bad}");
         }
         assert_eq!(parse_number(".5"), Some(dec("0.5")));
+    }
+
+    #[test]
+    fn numbers_read_as_the_scanner_reads_them() {
+        // Before the engine used the scanner's parser, a number written with more digits than a
+        // Decimal holds fell to f64 even when its value fits with fewer trailing zeros.
+        let big = parse_number("1000000000000000000000.0000000000").unwrap();
+        assert_eq!(big, Num::Dec(Decimal::from(10u128.pow(21))));
+        assert_eq!(big.text(), "1000000000000000000000.0000000");
+        let hundred = parse_number("100.000000000000000000000000000000").unwrap();
+        assert_eq!(hundred.text(), "100.00000000000000000000000000");
+        for text in [
+            "0", "-12.50", "1.5e2", "15E-1", "1e-28", "0.00", "1e28", "-0",
+        ] {
+            let scanned = ndq_scan::parse_decimal(text.as_bytes()).ok();
+            assert_eq!(
+                parse_number(text).and_then(Num::as_decimal),
+                scanned,
+                "{text}"
+            );
+        }
     }
 
     #[test]

@@ -21,6 +21,11 @@
 //! validated by the parser as before. The results are the same either way; only the time
 //! differs.
 //!
+//! The crate is also ndq's one JSON-text toolkit, so every reader of raw JSON text agrees with
+//! the scanner: [`decode_escape`] (one escape, `None` exactly where the scanner rejects it),
+//! [`unescape()`] (a string's value), [`decimal_parts`] (the fast path for plain decimals) and
+//! [`parse_decimal`] (any number, exactly, as a Decimal).
+//!
 //! ```
 //! use ndq_scan::{Decimal, Parser, Scanner, Value};
 //!
@@ -66,9 +71,10 @@ use std::borrow::Cow;
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-pub use number::decimal_parts;
+pub use number::{NotDecimal, decimal_parts, parse_decimal};
 pub use rust_decimal::Decimal;
 pub use state::DEPTH_LIMIT;
+pub use unescape::{decode_escape, unescape};
 
 use state::{Frame, Kind, Machine, Node};
 
@@ -728,11 +734,11 @@ impl<'a> Str<'a> {
     pub fn has_escapes(&self) -> bool {
         self.escaped
     }
-    /// The string's value: borrowed when there is nothing to unescape. Lone surrogate escapes
-    /// become U+FFFD (the scanner rejects them, so this happens only defensively).
+    /// The string's value: borrowed when there is nothing to unescape ([`unescape()`]; the
+    /// scanner let only valid escapes through).
     pub fn unescaped(&self) -> Cow<'a, str> {
         if self.escaped {
-            Cow::Owned(unescape::unescape(self.raw()))
+            unescape::unescape(self.raw())
         } else {
             Cow::Borrowed(self.raw())
         }

@@ -1,8 +1,9 @@
 //! JSON numbers: the grammar check used while scanning, and the conversions asked for later.
 //!
-//! [`to_decimal`] reads a plain number ([`decimal_parts`]) as one `i64` mantissa and its
-//! scale; any other, [`general_decimal`] builds straight from the digits (no `str` parsing, no
-//! floats):
+//! [`parse_decimal`], the one general decimal parser of ndq (the scanner's
+//! [`Number::to_decimal`](crate::Number::to_decimal) and the query engine both read numbers
+//! with it), reads a plain number ([`decimal_parts`]) as one `i64` mantissa and its scale;
+//! any other it builds straight from the digits (no `str` parsing, no floats):
 //!
 //! ```text
 //! digits of the integer and fraction parts, leading zeros dropped:
@@ -17,7 +18,8 @@
 //!     decimals still fits, with seven; nothing fits: None
 //! ```
 //!
-//! So every answer is exact: `None` means "a Decimal cannot hold this value", never "rounded".
+//! So every answer is exact: [`NotDecimal::Inexact`] means "a Decimal cannot hold this
+//! value", never "rounded".
 
 use rust_decimal::Decimal;
 
@@ -128,19 +130,64 @@ pub fn decimal_parts(text: &[u8]) -> Option<(i64, u32)> {
     Some((if neg { -m } else { m }, scale as u32))
 }
 
-/// The exact Decimal of a valid JSON number, or `None` (see the module docs).
-pub(crate) fn to_decimal(b: &[u8]) -> Option<Decimal> {
-    if let Some((m, scale)) = decimal_parts(b) {
-        // The scale is at most 16, so this never fails.
-        return Decimal::try_new(m, scale).ok();
-    }
-    general_decimal(b)
+/// Why [`parse_decimal`] gave no Decimal.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NotDecimal {
+    /// The text is not a number in [`parse_decimal`]'s grammar.
+    Syntax,
+    /// A number, but no Decimal holds its value exactly (more than 29 significant digits, a
+    /// value needing more than 28 decimals, or beyond ±(2^96 - 1)): read it as a float.
+    Inexact,
 }
 
-/// [`to_decimal`] of any valid JSON number: exponents, and up to 29 significant digits.
+/// The exact Decimal of number text: the one general decimal parser of ndq.
+///
+/// The grammar is JSON's with three leniencies for text typed by people (`tonumber`, query
+/// literals): a leading `+`, leading zeros, and no integer digits (`.5`):
+/// `[+-]?[0-9]*(\.[0-9]+)?([eE][+-]?[0-9]+)?` with at least one digit before the exponent.
+/// The scanner only hands valid JSON numbers here, for which the leniencies never matter.
+///
+/// A plain decimal is read by [`decimal_parts`]; any other number is built straight from its
+/// digits (see the module docs), never through a float, so every answer is exact:
+/// [`NotDecimal::Inexact`] means "a Decimal cannot hold this value", never "rounded". The
+/// scale is the digits after the point minus the exponent (`1.50` has scale 2, `15e-1` scale
+/// 1), clamped to 0..=28; when that scale's mantissa does not fit, trailing zeros give way
+/// (`1.000…0` with 30 zeros is 1 with scale 28).
+///
+/// ```
+/// use ndq_scan::{Decimal, NotDecimal, parse_decimal};
+///
+/// assert_eq!(parse_decimal(b"-12.50"), Ok(Decimal::new(-1250, 2)));
+/// assert_eq!(parse_decimal(b"1.5e2"), Ok(Decimal::new(150, 0)));
+/// assert_eq!(parse_decimal(b"+.5"), Ok(Decimal::new(5, 1)));
+/// assert_eq!(parse_decimal(b"1e400"), Err(NotDecimal::Inexact));
+/// assert_eq!(parse_decimal(b"1."), Err(NotDecimal::Syntax));
+/// ```
+pub fn parse_decimal(text: &[u8]) -> Result<Decimal, NotDecimal> {
+    if let Some((m, scale)) = decimal_parts(text) {
+        // The scale is at most 16, so this never fails.
+        return Decimal::try_new(m, scale).map_err(|_| NotDecimal::Inexact);
+    }
+    general(text)
+}
+
+/// The exact Decimal of a valid JSON number, or `None` (see the module docs).
+pub(crate) fn to_decimal(b: &[u8]) -> Option<Decimal> {
+    parse_decimal(b).ok()
+}
+
+/// [`general`] as an option, for the tests that hold it to the fast path.
+#[cfg(test)]
 pub(crate) fn general_decimal(b: &[u8]) -> Option<Decimal> {
+    general(b).ok()
+}
+
+/// [`parse_decimal`] of any number, without the fast path: exponents, and up to 29
+/// significant digits.
+fn general(b: &[u8]) -> Result<Decimal, NotDecimal> {
     let (neg, rest) = match b.split_first() {
         Some((b'-', rest)) => (true, rest),
+        Some((b'+', rest)) => (false, rest),
         _ => (false, b),
     };
     let mut sig: u128 = 0;
@@ -148,6 +195,9 @@ pub(crate) fn general_decimal(b: &[u8]) -> Option<Decimal> {
     let mut zeros: usize = 0;
     let mut frac: i64 = 0;
     let mut in_frac = false;
+    // More than 29 significant digits: the grammar is still checked to the end.
+    let mut too_long = false;
+    let mut any_digit = false;
     let mut i = 0;
     while let Some(&c) = rest.get(i) {
         match c {
@@ -156,21 +206,28 @@ pub(crate) fn general_decimal(b: &[u8]) -> Option<Decimal> {
                     zeros += 1;
                 }
                 frac += i64::from(in_frac);
+                any_digit = true;
             }
             b'1'..=b'9' => {
                 digits += zeros + 1;
                 if digits > 29 {
-                    return None;
+                    too_long = true;
+                } else {
+                    sig = sig * POW10[zeros + 1] + u128::from(c - b'0');
                 }
-                sig = sig * POW10[zeros + 1] + u128::from(c - b'0');
                 zeros = 0;
                 frac += i64::from(in_frac);
+                any_digit = true;
             }
-            b'.' => in_frac = true,
+            b'.' if !in_frac => in_frac = true,
             b'e' | b'E' => break,
-            _ => return None,
+            _ => return Err(NotDecimal::Syntax),
         }
         i += 1;
+    }
+    // At least one digit, and at least one after a point.
+    if !any_digit || (in_frac && frac == 0) {
+        return Err(NotDecimal::Syntax);
     }
     let mut exp: i64 = 0;
     if i < rest.len() {
@@ -186,34 +243,44 @@ pub(crate) fn general_decimal(b: &[u8]) -> Option<Decimal> {
             }
             _ => false,
         };
-        for &c in rest.get(i..).unwrap_or_default() {
+        let exp_digits = rest.get(i..).unwrap_or_default();
+        if exp_digits.is_empty() {
+            return Err(NotDecimal::Syntax);
+        }
+        for &c in exp_digits {
             if !c.is_ascii_digit() {
-                return None;
+                return Err(NotDecimal::Syntax);
             }
-            // Saturate: beyond this the answer is None (or zero) anyway.
+            // Saturate: beyond this the answer is Inexact (or zero) anyway.
             exp = (exp * 10 + i64::from(c - b'0')).min(1 << 40);
         }
         if exp_neg {
             exp = -exp;
         }
     }
+    if too_long {
+        return Err(NotDecimal::Inexact);
+    }
     let scale = (frac - exp).clamp(0, 28);
     if sig == 0 {
-        return Decimal::try_from_i128_with_scale(0, scale as u32).ok();
+        return Decimal::try_from_i128_with_scale(0, scale as u32).map_err(|_| NotDecimal::Inexact);
     }
     // The fewest decimals that hold the value (its significant fraction digits): when the
     // written scale's mantissa does not fit, trailing zeros give way, down to these.
     let least = (frac - exp - zeros as i64).max(0);
-    (least..=scale.max(least)).rev().find_map(|s| {
-        let shift = usize::try_from(zeros as i64 + exp - frac + s).ok()?;
-        let mantissa = sig.checked_mul(*POW10.get(shift)?)?;
-        if mantissa >> 96 != 0 {
-            return None;
-        }
-        let mantissa = i128::try_from(mantissa).ok()?;
-        let signed = if neg { -mantissa } else { mantissa };
-        Decimal::try_from_i128_with_scale(signed, u32::try_from(s).ok()?).ok()
-    })
+    (least..=scale.max(least))
+        .rev()
+        .find_map(|s| {
+            let shift = usize::try_from(zeros as i64 + exp - frac + s).ok()?;
+            let mantissa = sig.checked_mul(*POW10.get(shift)?)?;
+            if mantissa >> 96 != 0 {
+                return None;
+            }
+            let mantissa = i128::try_from(mantissa).ok()?;
+            let signed = if neg { -mantissa } else { mantissa };
+            Decimal::try_from_i128_with_scale(signed, u32::try_from(s).ok()?).ok()
+        })
+        .ok_or(NotDecimal::Inexact)
 }
 
 /// The nearest f64 (infinite beyond range); NaN only for text that is not a number at all.

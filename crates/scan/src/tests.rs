@@ -230,7 +230,7 @@ fn unescape_is_defensive_about_lone_surrogates() {
     assert_eq!(unescape::unescape(r"a\uD800b"), "a\u{fffd}b");
     assert_eq!(unescape::unescape(r"a\uDC00b"), "a\u{fffd}b");
     assert_eq!(unescape::unescape(r"\uD800\u0041"), "\u{fffd}A");
-    assert_eq!(unescape::unescape(r"x\"), "x\u{fffd}");
+    assert_eq!(unescape::unescape(r"x\"), r"x\");
     assert!(unescape::eq(r"Elaps\u0065d", "Elapsed"));
     assert!(!unescape::eq(r"Elaps\u0065d", "Elapse"));
     assert!(!unescape::eq(r"Elaps\u0065d", "Elapsedx"));
@@ -542,4 +542,127 @@ fn wanted_keys_sharing_their_first_bytes_are_told_apart() {
     let doc = p.parse_until(br#"{"b":1,"a":2}"#, &set).expect("valid");
     let raw = |i| doc.wanted(&set, i).flatten().map(|v| v.raw().to_string());
     assert_eq!((raw(0), raw(1)), (Some("2".into()), Some("1".into())));
+}
+
+/// The scanner's inline check of an escape (`state.rs`) and the one decoder give the same
+/// verdict and length on every escape: `decode_escape` is `None` exactly where a line would be
+/// malformed.
+fn escape_verdicts_agree(bytes: &[u8]) -> Result<(), String> {
+    let checked = state::Machine::escape(bytes, 0).ok();
+    let decoded = decode_escape(bytes).map(|(_, len)| len);
+    if checked == decoded {
+        Ok(())
+    } else {
+        Err(format!(
+            "{:?}: the scanner says {checked:?}, the decoder {decoded:?}",
+            String::from_utf8_lossy(bytes)
+        ))
+    }
+}
+
+#[test]
+fn escape_check_and_decoder_agree_on_valid_and_invalid_escapes() {
+    for text in [
+        r#"\""#,
+        r"\\",
+        r"\/",
+        r"\b",
+        r"\f",
+        r"\n",
+        r"\r",
+        r"\t",
+        r"\u0041",
+        r"\u00e9x",
+        r"\uFFFF",
+        r"\ud83d\ude00",
+        r"\uDBFF\uDFFF",
+        // Invalid: each is rejected by the scanner and not decoded.
+        r"\x",
+        "\\",
+        r"\u",
+        r"\u12",
+        r"\u12g4",
+        r"\ud83d",
+        r"\ud83d\u0041",
+        r"\ud83d\ud83d",
+        r"\ud83d\n",
+        r"\ude00",
+        r"\uDFFF",
+        "\\é",
+        r"\U0041",
+    ] {
+        escape_verdicts_agree(text.as_bytes()).unwrap();
+    }
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(4096))]
+
+    #[test]
+    fn escape_check_and_decoder_agree_on_any_bytes(
+        tail in proptest::collection::vec(proptest::sample::select(
+            b"\\u0123456789abcdefABCDEFdDxn\"/".to_vec()), 0..14)
+    ) {
+        let mut bytes = vec![b'\\'];
+        bytes.extend(tail);
+        if let Err(e) = escape_verdicts_agree(&bytes) {
+            proptest::prop_assert!(false, "{}", e);
+        }
+    }
+}
+
+#[test]
+fn invalid_escapes_are_kept_and_lone_surrogates_replaced() {
+    // Where the decoders of the scanner and of the query engine used to differ (the scanner's
+    // gave U+FFFD for `\x`, the engine's kept `\x`): what the scanner does not take as an
+    // escape is not decoded, its backslash stays text.
+    assert_eq!(unescape(r"a\xb"), r"a\xb");
+    assert_eq!(unescape(r"a\u12G4"), r"a\u12G4");
+    assert_eq!(unescape(r"a\u12"), r"a\u12");
+    assert_eq!(unescape(r"a\"), r"a\");
+    assert_eq!(unescape("a\\é"), "a\\é");
+    // A lone surrogate is a complete escape naming no character: one U+FFFD for all of it.
+    assert_eq!(unescape(r"a\ud83d!"), "a\u{fffd}!");
+    assert_eq!(unescape(r"\ude00\u0041"), "\u{fffd}A");
+    // Valid escapes, and text without any, are untouched by the choice.
+    assert_eq!(
+        unescape(r#"a\"b\\c\/\n\u00e9\ud83d\ude00"#),
+        "a\"b\\c/\né😀"
+    );
+    assert!(matches!(unescape("plain"), Cow::Borrowed("plain")));
+    assert!(unescape::eq(r"a\xb", r"a\xb"));
+}
+
+#[test]
+fn parse_decimal_tells_syntax_from_inexact() {
+    let p = |t: &str| parse_decimal(t.as_bytes());
+    for bad in [
+        "", "-", "+", "x", "1.", "1e", "1e+", "1x", "--1", "+-1", ".", "1..2", "1.2.3", ".e5",
+        "1.e5", "1e5x", "1e5.0", "0x10", " 1", "1 ", "inf", "NaN",
+    ] {
+        assert_eq!(p(bad), Err(NotDecimal::Syntax), "{bad:?}");
+    }
+    // The leniencies for typed text.
+    assert_eq!(p("+1"), Ok(Decimal::ONE));
+    assert_eq!(p(".5"), Ok(Decimal::new(5, 1)));
+    assert_eq!(p("-.5e1"), Ok(Decimal::new(-5, 0)));
+    assert_eq!(p("007"), Ok(Decimal::new(7, 0)));
+    // Numbers, but no Decimal holds them: checked to the end first.
+    for inexact in [
+        "1e400",
+        "1e-29",
+        "123456789012345678901234567890",
+        "1234567890123456789012345678901234567890e-5",
+        "79228162514264337593543950336",
+    ] {
+        assert_eq!(p(inexact), Err(NotDecimal::Inexact), "{inexact}");
+    }
+    assert_eq!(
+        p("123456789012345678901234567890x"),
+        Err(NotDecimal::Syntax)
+    );
+    // The scanner's numbers read the same through the public parser.
+    for text in ["0", "-12.50", "1.5e2", "1000000000000000000000.0000000000"] {
+        assert_eq!(p(text).ok(), number::to_decimal(text.as_bytes()), "{text}");
+    }
 }

@@ -1,6 +1,22 @@
-//! Decoding the escapes of a JSON string: to an owned `String`, or compared against a key
-//! without allocating. The input is text the scanner already validated; anything it would have
-//! rejected (which cannot reach here) decodes to U+FFFD rather than failing.
+//! Decoding the escapes of JSON string text: the one escape decoder of the workspace
+//! ([`decode_escape`]), a string's value ([`unescape`]), and the comparison of raw text with a
+//! key without allocating ([`eq`]).
+//!
+//! [`decode_escape`] answers `None` for exactly the escapes the scanner rejects (its
+//! validation in `state.rs` stays inline for speed; a test holds the two to the same verdict
+//! and length on every escape). Text the scanner accepted therefore never meets an invalid
+//! escape here. Other callers may (the query engine's prefilter walks raw, unvalidated lines;
+//! its output writes strings it is handed); for them [`unescape`] follows the verdict: what the
+//! scanner does not take as an escape is not decoded, and never panics:
+//!
+//! ```text
+//! a backslash that starts no escape (\x, \u12G4, \u12, a   -> the backslash stays text,
+//!   backslash at the end)                                 and so does what follows it
+//! \uXXXX naming a lone surrogate (a complete escape that  -> U+FFFD for its 6 bytes
+//!   names no character)
+//! ```
+
+use std::borrow::Cow;
 
 /// The value of the four hex digits at `bytes[at..at + 4]`.
 #[inline]
@@ -17,6 +33,64 @@ pub(crate) fn hex4(bytes: &[u8], at: usize) -> Option<u16> {
         v = v << 4 | u16::from(d);
     }
     Some(v)
+}
+
+/// The escape at the start of `s` (`s[0]` is a backslash): the character it stands for and
+/// its length in bytes (2, 6, or 12 for a surrogate pair), or `None` when it is not a valid
+/// JSON escape (an unknown letter, bad hex, a lone surrogate, nothing after the backslash):
+/// exactly the escapes the scanner rejects as malformed.
+///
+/// ```
+/// use ndq_scan::decode_escape;
+///
+/// assert_eq!(decode_escape(br"\u0041BC"), Some(('A', 6)));
+/// assert_eq!(decode_escape(br"\ud83d\ude00"), Some(('😀', 12)));
+/// assert_eq!(decode_escape(br"\x"), None);
+/// assert_eq!(decode_escape(br"\ud83d"), None);
+/// ```
+pub fn decode_escape(s: &[u8]) -> Option<(char, usize)> {
+    let c = match s.get(1)? {
+        b'"' => '"',
+        b'\\' => '\\',
+        b'/' => '/',
+        b'b' => '\u{8}',
+        b'f' => '\u{c}',
+        b'n' => '\n',
+        b'r' => '\r',
+        b't' => '\t',
+        b'u' => {
+            let hi = u32::from(hex4(s, 2)?);
+            if !(0xD800..0xDC00).contains(&hi) {
+                // A lone low surrogate is no char: from_u32 says None.
+                return char::from_u32(hi).map(|c| (c, 6));
+            }
+            // A high surrogate: a low one must follow as `\uXXXX`.
+            if s.get(6..8) != Some(b"\\u") {
+                return None;
+            }
+            let lo = u32::from(hex4(s, 8)?);
+            if !(0xDC00..0xE000).contains(&lo) {
+                return None;
+            }
+            let c = 0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00);
+            return char::from_u32(c).map(|c| (c, 12));
+        }
+        _ => return None,
+    };
+    Some((c, 2))
+}
+
+/// [`decode_escape`], with an invalid escape read as the module docs say: a lone surrogate
+/// as U+FFFD, any other backslash as itself.
+#[inline]
+fn decode_lossy(s: &[u8]) -> (char, usize) {
+    decode_escape(s).unwrap_or_else(|| {
+        if s.get(1) == Some(&b'u') && hex4(s, 2).is_some() {
+            (char::REPLACEMENT_CHARACTER, 6)
+        } else {
+            ('\\', 1)
+        }
+    })
 }
 
 /// A piece of a string's value: a run of text without escapes, or one escaped character.
@@ -41,7 +115,7 @@ impl<'a> Iterator for Pieces<'a> {
             .get(self.at..)
             .filter(|r| !r.is_empty())?;
         if rest.first() == Some(&b'\\') {
-            let (c, len) = decode(rest);
+            let (c, len) = decode_lossy(rest);
             self.at += len;
             return Some(Piece::Char(c));
         }
@@ -53,49 +127,21 @@ impl<'a> Iterator for Pieces<'a> {
     }
 }
 
-/// The character of the escape at the start of `s` (which starts with a backslash) and the
-/// escape's length in bytes.
-fn decode(s: &[u8]) -> (char, usize) {
-    const BAD: char = char::REPLACEMENT_CHARACTER;
-    let c = match s.get(1) {
-        Some(b'"') => '"',
-        Some(b'\\') => '\\',
-        Some(b'/') => '/',
-        Some(b'b') => '\u{8}',
-        Some(b'f') => '\u{c}',
-        Some(b'n') => '\n',
-        Some(b'r') => '\r',
-        Some(b't') => '\t',
-        Some(b'u') => {
-            return match hex4(s, 2) {
-                Some(hi @ 0xD800..=0xDBFF) => {
-                    let lo = match (s.get(6), s.get(7)) {
-                        (Some(b'\\'), Some(b'u')) => hex4(s, 8),
-                        _ => None,
-                    };
-                    match lo {
-                        Some(lo @ 0xDC00..=0xDFFF) => {
-                            let c = 0x10000
-                                + ((u32::from(hi) - 0xD800) << 10)
-                                + (u32::from(lo) - 0xDC00);
-                            (char::from_u32(c).unwrap_or(BAD), 12)
-                        }
-                        _ => (BAD, 6),
-                    }
-                }
-                // A lone low surrogate is not a char: from_u32 says None.
-                Some(cp) => (char::from_u32(u32::from(cp)).unwrap_or(BAD), 6),
-                None => (BAD, 2),
-            };
-        }
-        // Not an escape: drop the backslash alone, keep what follows as text.
-        _ => return (BAD, 1),
-    };
-    (c, 2)
-}
-
-/// The value of the raw string text `raw`.
-pub(crate) fn unescape(raw: &str) -> String {
+/// The value of a JSON string's raw text (between the quotes): borrowed when there is no
+/// backslash. An invalid escape, which the scanner never hands over, is kept as written, a lone
+/// surrogate becomes U+FFFD (see the module docs).
+///
+/// ```
+/// use ndq_scan::unescape;
+///
+/// assert_eq!(unescape(r#"a \"quoted\" word\u00e9"#), "a \"quoted\" wordé");
+/// assert_eq!(unescape(r"a\uD800b"), "a\u{fffd}b");
+/// assert_eq!(unescape(r"a\xb"), r"a\xb");
+/// ```
+pub fn unescape(raw: &str) -> Cow<'_, str> {
+    if memchr::memchr(b'\\', raw.as_bytes()).is_none() {
+        return Cow::Borrowed(raw);
+    }
     let mut out = String::with_capacity(raw.len());
     for piece in (Pieces { raw, at: 0 }) {
         match piece {
@@ -103,7 +149,7 @@ pub(crate) fn unescape(raw: &str) -> String {
             Piece::Char(c) => out.push(c),
         }
     }
-    out
+    Cow::Owned(out)
 }
 
 /// Whether the raw string text `raw` has the value `key`, without allocating.

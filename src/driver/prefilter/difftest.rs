@@ -177,7 +177,7 @@ const SOURCES: &[&str] = &[
     "crates/query/src/prefilter/tests.rs",
     "tests/cli.rs",
     "tests/golden.rs",
-    "src/driver/prefilter/tests.rs",
+    "crates/query/src/candidates/tests.rs",
 ];
 
 /// Every query with a `where` that compiles and has a prefilter: the suites' and [`OWN`].
