@@ -82,7 +82,7 @@ fn main() -> std::process::ExitCode {
 fn run(args: cli::Args) -> Result<(), Failure> {
     let config = config::Config::new(args, &config::Env::probe())
         .map_err(|m| Failure::Usage(format!("ndq: error: {m}")))?;
-    let plan = ndq_query::Plan::compile(&config.query)
+    let plan = ndq_query::Plan::compile_with(&config.query, &config.time)
         .map_err(|e| Failure::Usage(format!("ndq: error: {e}")))?;
     let inputs = driver::Inputs::open(&config.inputs)?;
     let opts = driver::RunOptions {
