@@ -325,3 +325,210 @@ fn since_and_until_keep_lines_in_range() {
     );
     assert_eq!(with(None, None, "select count(*)"), "6");
 }
+
+// ---- differential: the engine against jiff, on generated times and conditions ----
+
+mod differential {
+    use std::cmp::Ordering;
+
+    use jiff::Timestamp;
+    use proptest::prelude::*;
+
+    use super::{NOW, opts};
+    use crate::Plan;
+    use crate::tests::run_plan;
+
+    /// A generated `@t`: text in one of many spellings, a number, or absent.
+    fn time_value() -> impl Strategy<Value = Option<serde_json::Value>> {
+        let text = (
+            -7200i64..7200,
+            0u32..1_000_000_000,
+            0usize..10,
+            prop::sample::select(vec!["Z", "+01:00", "-05:30", "+00:00", "", "z"]),
+            prop::sample::select(vec!["T", " "]),
+        )
+            .prop_map(|(secs, nanos, digits, off, sep)| {
+                let ts = Timestamp::new(NOW_SECS + secs, 0).unwrap();
+                let offset = match off {
+                    "+01:00" => 3600,
+                    "-05:30" => -19800,
+                    _ => 0,
+                };
+                let civil = ts
+                    .to_zoned(jiff::tz::TimeZone::fixed(
+                        jiff::tz::Offset::from_seconds(offset).unwrap(),
+                    ))
+                    .datetime();
+                let frac = if digits == 0 {
+                    String::new()
+                } else {
+                    format!(".{:09}", nanos)[..digits + 1].to_owned()
+                };
+                format!(
+                    "{}{sep}{}{frac}{off}",
+                    civil.date(),
+                    civil.time().strftime("%H:%M:%S")
+                )
+            });
+        prop_oneof![
+            6 => text.prop_map(|t| Some(serde_json::Value::String(t))),
+            1 => Just(Some(serde_json::Value::String("2026-11-21".into()))),
+            1 => Just(Some(serde_json::Value::String("soon".into()))),
+            1 => (-7200i64..7200).prop_map(|s| Some(serde_json::json!(NOW_SECS + s))),
+            1 => Just(None),
+        ]
+    }
+
+    const NOW_SECS: i64 = (NOW / 1_000_000_000) as i64;
+
+    /// The instant of `v` as jiff reads it, independently of ndq's reader.
+    fn reference_instant(v: &serde_json::Value) -> Option<i128> {
+        match v {
+            serde_json::Value::String(s) => s
+                .parse::<Timestamp>()
+                .ok()
+                .or_else(|| {
+                    let dt = s
+                        .parse::<jiff::civil::DateTime>()
+                        .ok()
+                        .filter(|_| s.len() > 10)
+                        .or_else(|| {
+                            s.parse::<jiff::civil::Date>()
+                                .ok()
+                                .map(|d| d.at(0, 0, 0, 0))
+                        })?;
+                    jiff::tz::Offset::UTC.to_timestamp(dt).ok()
+                })
+                .map(|t| t.as_nanosecond()),
+            serde_json::Value::Number(n) => Some(i128::from(n.as_i64()?) * 1_000_000_000),
+            _ => None,
+        }
+    }
+
+    #[derive(Clone, Debug)]
+    enum Rhs {
+        /// `now() - k minutes`
+        Ago(i64),
+        /// A time written as text, compared as text or as `datetime('...')`.
+        Text(String, bool),
+    }
+
+    const OPS: [&str; 6] = ["=", "<>", "<", "<=", ">", ">="];
+
+    fn holds(op: &str, o: Ordering) -> bool {
+        match op {
+            "=" => o.is_eq(),
+            "<>" => o.is_ne(),
+            "<" => o.is_lt(),
+            "<=" => o.is_le(),
+            ">" => o.is_gt(),
+            _ => o.is_ge(),
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        /// `where` on times, and buckets, on lazy and serde documents (merged at every
+        /// split, the prefilter checked by `run_plan`), agree with a reference over jiff.
+        #[test]
+        fn time_conditions_agree_with_jiff(
+            times in prop::collection::vec(time_value(), 0..8),
+            wrap in any::<bool>(),
+            op in prop::sample::select(OPS.to_vec()),
+            rhs in prop_oneof![
+                (0i64..150).prop_map(Rhs::Ago),
+                (time_value(), any::<bool>()).prop_filter_map("text", |(v, d)| match v {
+                    Some(serde_json::Value::String(s)) => Some(Rhs::Text(s, d)),
+                    _ => None,
+                }),
+            ],
+            every in prop::sample::select(vec![("1m", 60i128), ("15m", 900), ("1h", 3600), ("1d", 86400), ("7s", 7)]),
+        ) {
+            let lines: Vec<String> = times
+                .iter()
+                .enumerate()
+                .map(|(i, t)| {
+                    let mut o = serde_json::Map::new();
+                    if let Some(t) = t {
+                        o.insert("@t".into(), t.clone());
+                    }
+                    o.insert("n".into(), serde_json::json!(i));
+                    serde_json::Value::Object(o).to_string()
+                })
+                .collect();
+            let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
+            let lhs = if wrap { "datetime(@t)" } else { "@t" };
+            let rhs_text = match &rhs {
+                Rhs::Ago(k) => format!("now() - {k}m"),
+                Rhs::Text(s, true) => format!("datetime('{s}')"),
+                Rhs::Text(s, false) => format!("'{s}'"),
+            };
+            let query = format!("select n where {lhs} {op} {rhs_text}");
+            let plan = Plan::compile_with(&query, &opts(None)).unwrap();
+            let got = run_plan(&plan, &query, &refs);
+
+            // The reference: each side as a time, or as text; text against text compares
+            // as text, a time against text reads the text, anything else is null.
+            let want: Vec<String> = times
+                .iter()
+                .enumerate()
+                .filter(|(_, t)| {
+                    let Some(t) = t else { return false };
+                    enum S { Time(Option<i128>), Text(String), Other }
+                    let l = if wrap {
+                        S::Time(reference_instant(t))
+                    } else {
+                        match t {
+                            serde_json::Value::String(s) => S::Text(s.clone()),
+                            _ => S::Other,
+                        }
+                    };
+                    let r = match &rhs {
+                        Rhs::Ago(k) => S::Time(Some(NOW - i128::from(*k) * 60_000_000_000)),
+                        Rhs::Text(s, true) => S::Time(reference_instant(&serde_json::json!(s))),
+                        Rhs::Text(s, false) => S::Text(s.clone()),
+                    };
+                    let read = |s: &str| reference_instant(&serde_json::json!(s));
+                    let o = match (l, r) {
+                        (S::Time(Some(a)), S::Time(Some(b))) => Some(a.cmp(&b)),
+                        (S::Time(Some(a)), S::Text(s)) => read(&s).map(|b| a.cmp(&b)),
+                        (S::Text(s), S::Time(Some(b))) => read(&s).map(|a| a.cmp(&b)),
+                        (S::Text(a), S::Text(b)) => Some(a.as_bytes().cmp(b.as_bytes())),
+                        _ => None,
+                    };
+                    o.is_some_and(|o| holds(op, o))
+                })
+                .map(|(i, _)| i.to_string())
+                .collect();
+            prop_assert_eq!(got, want.join(";"), "{}", query);
+
+            // Buckets: the floor of each readable time, counted.
+            let (name, secs) = every;
+            let query = format!("select time({name}) as b, count(*) group by b");
+            let plan = Plan::compile_with(&query, &opts(None)).unwrap();
+            let got = run_plan(&plan, &query, &refs);
+            let mut counts = std::collections::BTreeMap::<Option<i128>, usize>::new();
+            for t in &times {
+                let b = t.as_ref().and_then(reference_instant).map(|ns| {
+                    let every = secs * 1_000_000_000;
+                    ns.div_euclid(every) * every
+                });
+                *counts.entry(b).or_default() += 1;
+            }
+            // Null last, as group order has it.
+            let mut rows: Vec<(Option<i128>, usize)> = counts.into_iter().collect();
+            rows.sort_by_key(|(b, _)| (b.is_none(), *b));
+            let want: Vec<String> = rows
+                .into_iter()
+                .map(|(b, n)| {
+                    let b = b.map_or("null".to_owned(), |ns| {
+                        Timestamp::from_nanosecond(ns).unwrap().to_string()
+                    });
+                    format!("{b}|{n}")
+                })
+                .collect();
+            prop_assert_eq!(got, want.join(";"), "{}", query);
+        }
+    }
+}
