@@ -116,6 +116,8 @@
 //!     as a property outside `group by`. `now()` is fixed when the query is planned.
 //!   - `strftime` is jiff's (`%Y %m %d %H %M %S %f %z %Z %A %j %s`...); an invalid format
 //!     gives null. `tostring` of a timestamp is its output form in the `--tz` zone.
+//!   - `sum`, `avg` and `percentile` look only at numbers, as QUERY.md says: durations are
+//!     passed over (`sum(tonumber(d))` adds their seconds); `min`/`max` take them.
 //!   - A timestamp is written as a JSON string, a duration as a JSON number. With `--tz`
 //!     (even `--tz UTC`) the offset is written as `+00:00`, without it as `Z`.
 //!   - `--since`/`--until`: a date alone, or a time without an offset, is in the `--tz` zone
