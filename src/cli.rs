@@ -14,8 +14,13 @@ Examples:
   n=$(ndq -o raw 'select count(*)' app.ndjson)
 
 The query language (select, where, group by, order by, limit; like, in, is null, match();
-count, sum, avg, min, max, percentile, count_distinct) is described, with examples, in
-docs/language.md in the ndq repository.
+count, sum, avg, min, max, percentile, count_distinct; times: datetime(), now(), time(5m),
+strftime(), durations like 30m) is described, with examples, in docs/language.md in the
+ndq repository.
+
+Times: --since/--until keep the lines whose time property (@t, or --time-field) is in a
+range: `ndq --since 1h 'select count(*)' app.ndjson`, `--since yesterday --until today`.
+--tz Europe/Paris writes timestamps with that zone's offset and counts days in it.
 
 Inputs: files in the order given; `-` or none for standard input; a directory for every
 regular file below it (sorted); `.gz` and `.zst` files are decompressed.

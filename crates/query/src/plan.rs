@@ -568,8 +568,10 @@ impl Plan {
     pub fn early_stop(&self) -> bool {
         self.limit.is_some() && self.kind != Kind::Collect
     }
-    /// Whether the query has a `where` (which may rule a line out from the keys it reads, so
-    /// that the rest of the line need not be looked at: `Parser::parse_prefix`).
+    /// Whether the query has a `where`, or a time range (`--since`/`--until`, which is part
+    /// of it): a line may then be ruled out from the keys it reads, so that the rest of the
+    /// line need not be looked at (`Parser::parse_prefix`). The time property usually comes
+    /// first, so a line out of range is dropped after reading it alone.
     pub fn has_where(&self) -> bool {
         self.filter.is_some()
     }
