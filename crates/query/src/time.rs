@@ -181,7 +181,12 @@ pub(crate) fn bucket(ns: i128, every: i128, zone: &Zone) -> Option<i128> {
     // 1970-01-01 was a Thursday: weeks count from Monday 1969-12-29.
     let origin = if every % WEEK == 0 { -3 * DAY } else { 0 };
     if every % DAY != 0 || zone.is_utc() {
-        let start = (ns - origin).div_euclid(every) * every + origin;
+        // In i64 when it fits (years 1677 to 2262): an i128 division is a library call.
+        let since = ns - origin;
+        let start = match (i64::try_from(since), i64::try_from(every)) {
+            (Ok(x), Ok(e)) => i128::from(x.div_euclid(e) * e) + origin,
+            _ => since.div_euclid(every) * every + origin,
+        };
         return in_range(start).then_some(start);
     }
     // Whole days in a zone: count local calendar days, then take that day's first instant.
