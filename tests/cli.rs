@@ -939,7 +939,7 @@ const TIMED: &str = "{\"@t\":\"2026-11-21T09:00:00Z\",\"n\":1}\n\
 const NOW: &str = "2026-11-21T10:05:00Z";
 
 #[test]
-fn since_and_until_keep_lines_in_range_with_and_without_the_prefilter() {
+fn since_and_until_keep_lines_in_range_with_and_without_the_prefilter_on_both_engines() {
     let f = Fixture::new();
     let input = f.write("t.ndjson", TIMED);
     for (args, want) in [
@@ -961,8 +961,8 @@ fn since_and_until_keep_lines_in_range_with_and_without_the_prefilter() {
         ),
     ] {
         for query in ["select n", "select n where n > 0"] {
-            for prefilter in ["on", "off"] {
-                let mut all = vec!["-o", "raw"];
+            for (prefilter, engine) in [("on", "lazy"), ("off", "lazy"), ("on", "serde")] {
+                let mut all = vec!["-o", "raw", "--engine", engine];
                 all.extend_from_slice(args);
                 all.push(query);
                 let out = ndq(&all)
