@@ -17,8 +17,13 @@ Examples:
   n=$(ndq -o raw 'select count(*)' app.ndjson)
 
 The query language (select, where, group by, order by, limit; like, in, is null, match();
-count, sum, avg, min, max, percentile, count_distinct) is described, with examples, in
-docs/language.md in the ndq repository.
+count, sum, avg, min, max, percentile, count_distinct; times: datetime(), now(), time(5m),
+strftime(), durations like 30m) is described, with examples, in docs/language.md in the
+ndq repository.
+
+Times: --since/--until keep the lines whose time property (@t, or --time-field) is in a
+range: `ndq --since 1h 'select count(*)' app.ndjson`, `--since yesterday --until today`.
+--tz Europe/Paris writes timestamps with that zone's offset and counts days in it.
 
 Inputs: files in the order given; `-` or none for standard input; a directory for every
 regular file below it (sorted); `.gz` and `.zst` files are decompressed.
@@ -100,6 +105,34 @@ pub struct Args {
     /// comparisons; the same as NDQ_PREFILTER=off).
     #[arg(long, hide = true)]
     pub no_prefilter: bool,
+
+    /// Time zone for output, strftime and day buckets: an IANA name or `local`
+    ///
+    /// Timestamps are written in RFC 3339 with this zone's offset (without --tz: in UTC,
+    /// with `Z`); `strftime` formats in it; `time(ts, 1d)` and `time(ts, 1w)` count days
+    /// from midnight in it (weeks from Monday); `today`, `yesterday` and dates in --since and
+    /// --until are midnight in it.
+    #[arg(long, value_name = "ZONE")]
+    pub tz: Option<String>,
+
+    /// The time property (default `@t`), as written in a query
+    ///
+    /// What `time(5m)` buckets and what --since and --until compare, read as datetime() reads
+    /// it (RFC 3339 text, or a number of epoch seconds).
+    #[arg(long, value_name = "NAME")]
+    pub time_field: Option<String>,
+
+    /// Keep only lines whose time property is at or after T
+    ///
+    /// T is an RFC 3339 time (2026-11-21T10:00:00Z) or date (2026-11-21), `now`, `today`,
+    /// `yesterday`, or a duration meaning that long before now (30m, 2h, 2d). Lines without
+    /// a readable time are left out.
+    #[arg(long, value_name = "T", allow_hyphen_values = true)]
+    pub since: Option<String>,
+
+    /// Keep only lines whose time property is before T (the forms of --since)
+    #[arg(long, value_name = "T", allow_hyphen_values = true)]
+    pub until: Option<String>,
 }
 
 /// `--scanner`: hidden for `ndq`, shown by `ndq bench`.
@@ -204,6 +237,31 @@ mod tests {
         );
         assert!(!parse(&["q"]).unwrap().no_prefilter);
         assert!(parse(&["--no-prefilter", "q"]).unwrap().no_prefilter);
+    }
+
+    #[test]
+    fn flags_time() {
+        let a = parse(&["q"]).unwrap();
+        assert_eq!(
+            (a.tz, a.time_field, a.since, a.until),
+            (None, None, None, None)
+        );
+        let a = parse(&[
+            "--tz",
+            "Europe/Paris",
+            "--time-field",
+            "ts",
+            "--since",
+            "30m",
+            "--until",
+            "-1h",
+            "q",
+        ])
+        .unwrap();
+        assert_eq!(a.tz.as_deref(), Some("Europe/Paris"));
+        assert_eq!(a.time_field.as_deref(), Some("ts"));
+        assert_eq!(a.since.as_deref(), Some("30m"));
+        assert_eq!(a.until.as_deref(), Some("-1h"));
         let help = Args::command().render_long_help().to_string();
         assert!(!help.contains("--scanner") && !help.contains("--engine"));
         assert!(!help.contains("--no-prefilter") && help.contains("NDQ_PREFILTER=off"));

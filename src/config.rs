@@ -6,6 +6,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use ndq_query::{TimeOptions, Zone, now_nanos};
 use ndq_scan::Scanner;
 
 use crate::cli::Args;
@@ -31,6 +32,9 @@ pub struct Env {
     /// `NDQ_PROGRESS_DELAY_MS` (undocumented, for tests): how long a run goes before the
     /// progress bar appears, instead of [`crate::driver::progress::SHOW_AFTER`].
     pub progress_delay: Option<String>,
+    /// `NDQ_NOW` (hidden, for tests): an RFC 3339 time that `now()` and the relative forms
+    /// of `--since`/`--until` use instead of the clock.
+    pub now: Option<String>,
     /// Cores available.
     pub cores: usize,
 }
@@ -48,6 +52,7 @@ impl Env {
             scanner: var("NDQ_SCANNER"),
             prefilter: var("NDQ_PREFILTER"),
             progress_delay: var("NDQ_PROGRESS_DELAY_MS"),
+            now: var("NDQ_NOW"),
             cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
         }
     }
@@ -83,6 +88,8 @@ pub struct Config {
     pub progress_after: Duration,
     /// Whether stderr may be coloured (terminal, `NO_COLOR` unset or empty, `TERM` not dumb).
     pub color: bool,
+    /// `--tz`, `--time-field`, `--since`, `--until`, and the time `now()` gives.
+    pub time: TimeOptions,
 }
 
 impl Config {
@@ -98,6 +105,7 @@ impl Config {
             (None, Some(name)) if !name.is_empty() => scanner(name, "NDQ_SCANNER")?,
             (None, _) => Scanner::detect(),
         };
+        let time = time_options(&args, env)?;
         let color = env.stderr_tty
             && env.no_color.as_deref().is_none_or(str::is_empty)
             && env.term.as_deref() != Some("dumb");
@@ -123,8 +131,35 @@ impl Config {
             progress: env.stderr_tty && smart && !args.no_progress,
             progress_after,
             color,
+            time,
         })
     }
+}
+
+/// The time options: the zone first (`today` and dates are midnight in it), then `now`
+/// (the clock, or `NDQ_NOW`), then the bounds.
+fn time_options(args: &Args, env: &Env) -> Result<TimeOptions, String> {
+    let zone = match &args.tz {
+        Some(name) => Zone::named(name).map_err(|e| format!("--tz: {e}"))?,
+        None => Zone::utc(),
+    };
+    let now = match env.now.as_deref() {
+        Some(text) if !text.is_empty() => ndq_query::parse_bound(text, now_nanos(), &Zone::utc())
+            .map_err(|e| format!("NDQ_NOW: {e}"))?,
+        _ => now_nanos(),
+    };
+    let bound = |flag: &str, text: &Option<String>| -> Result<Option<i128>, String> {
+        text.as_deref()
+            .map(|t| ndq_query::parse_bound(t, now, &zone).map_err(|e| format!("{flag}: {e}")))
+            .transpose()
+    };
+    Ok(TimeOptions {
+        since: bound("--since", &args.since)?,
+        until: bound("--until", &args.until)?,
+        now: Some(now),
+        time_field: args.time_field.clone().unwrap_or_else(|| "@t".to_owned()),
+        zone,
+    })
 }
 
 /// `NDQ_PREFILTER`: `on` (or unset, or empty) or `off`.
@@ -168,6 +203,39 @@ mod tests {
             cores: 4,
             ..Env::default()
         }
+    }
+
+    #[test]
+    fn time_flags_resolve_or_say_what_is_accepted() {
+        let pinned = Env {
+            now: Some("2026-11-21T10:05:00Z".into()),
+            ..env()
+        };
+        let c = config(&["--since", "30m", "--until", "today", "q"], &pinned).unwrap();
+        let at = |s: &str| ndq_query::parse_bound(s, 0, &Zone::utc()).unwrap();
+        assert_eq!(c.time.since, Some(at("2026-11-21T09:35:00Z")));
+        assert_eq!(c.time.until, Some(at("2026-11-21T00:00:00Z")));
+        assert_eq!(c.time.now, Some(at("2026-11-21T10:05:00Z")));
+        assert_eq!(c.time.time_field, "@t");
+        let e = config(&["--since", "soon", "q"], &pinned).unwrap_err();
+        assert!(
+            e.starts_with("--since: invalid time 'soon': expected an RFC 3339 time"),
+            "{e}"
+        );
+        let e = config(&["--tz", "Mars/Olympus", "q"], &pinned).unwrap_err();
+        assert!(
+            e.starts_with("--tz: unknown time zone 'Mars/Olympus': expected an IANA zone name"),
+            "{e}"
+        );
+        let bad_now = Env {
+            now: Some("later".into()),
+            ..env()
+        };
+        assert!(
+            config(&["q"], &bad_now)
+                .unwrap_err()
+                .starts_with("NDQ_NOW: ")
+        );
     }
 
     #[test]

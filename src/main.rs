@@ -34,8 +34,8 @@ fn main() -> ExitCode {
 /// Resolve, compile, open, run, report.
 fn run(args: cli::Args) -> Result<(), Failure> {
     let config = config::Config::new(args, &config::Env::probe()).map_err(Failure::usage)?;
-    let plan =
-        ndq_query::Plan::compile(&config.query).map_err(|e| Failure::usage(e.to_string()))?;
+    let plan = ndq_query::Plan::compile_with(&config.query, &config.time)
+        .map_err(|e| Failure::usage(e.to_string()))?;
     let inputs = driver::Inputs::open(&config.inputs)?;
     let opts = driver::RunOptions {
         threads: config.threads,

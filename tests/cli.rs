@@ -1164,3 +1164,110 @@ fn having_without_aggregation_is_a_query_error_pointing_at_having() {
          select v where v > 1 having v > 2\n                       ^^^^^^",
     );
 }
+
+/// Lines with times in several spellings, for the time flags (`NDQ_NOW` pins `now`).
+const TIMED: &str = "{\"@t\":\"2026-11-21T09:00:00Z\",\"n\":1}\n\
+{\"@t\":\"2026-11-21T10:30:00+01:00\",\"n\":2}\n\
+{\"n\":3}\n\
+{\"@t\":\"2026-11-21T10:00:00.5Z\",\"n\":4}\n\
+{\"@t\":\"soon\",\"n\":5}\n\
+{\"@t\":\"2026-11-21T10:04:59Z\",\"n\":6,\"ts\":\"2026-11-20T00:00:00Z\"}\n";
+
+const NOW: &str = "2026-11-21T10:05:00Z";
+
+#[test]
+fn since_and_until_keep_lines_in_range_with_and_without_the_prefilter_on_both_engines() {
+    let f = Fixture::new();
+    let input = f.write("t.ndjson", TIMED);
+    for (args, want) in [
+        (&["--since", "40m"][..], "2\n4\n6\n"),
+        (&["--since", "2026-11-21T10:00:00Z"][..], "4\n6\n"),
+        (&["--until", "2026-11-21T10:00:00.5Z"][..], "1\n2\n"),
+        (&["--since", "today", "--until", "now"][..], "1\n2\n4\n6\n"),
+        (&["--since", "yesterday", "--until", "today"][..], ""),
+        (
+            &[
+                "--time-field",
+                "ts",
+                "--since",
+                "2026-11-20",
+                "--until",
+                "1d",
+            ][..],
+            "6\n",
+        ),
+    ] {
+        for query in ["select n", "select n where n > 0"] {
+            for (prefilter, engine) in [("on", "lazy"), ("off", "lazy"), ("on", "serde")] {
+                let mut all = vec!["-o", "raw", "--engine", engine];
+                all.extend_from_slice(args);
+                all.push(query);
+                let out = ndq(&all)
+                    .path(&input)
+                    .env("NDQ_NOW", NOW)
+                    .env("NDQ_PREFILTER", prefilter)
+                    .run();
+                out.ok();
+                out.stdout_is(want);
+            }
+        }
+    }
+    // Whole lines pass unchanged.
+    let out = ndq(&["--since", "10m", "where n = 6"])
+        .path(&input)
+        .env("NDQ_NOW", NOW)
+        .run();
+    out.ok();
+    out.stdout_is("{\"@t\":\"2026-11-21T10:04:59Z\",\"n\":6,\"ts\":\"2026-11-20T00:00:00Z\"}\n");
+}
+
+#[test]
+fn tz_writes_timestamps_with_the_zone_offset() {
+    let f = Fixture::new();
+    let input = f.write("t.ndjson", TIMED);
+    let q = "select time(1d) as day, count(*) where n <> 3 and n <> 5 group by day";
+    let out = ndq(&["-o", "csv", q]).path(&input).run();
+    out.ok();
+    out.stdout_is("day,count(*)\n2026-11-21T00:00:00Z,4\n");
+    let out = ndq(&["-o", "csv", "--tz", "America/New_York", q])
+        .path(&input)
+        .run();
+    out.ok();
+    out.stdout_is("day,count(*)\n2026-11-21T00:00:00-05:00,4\n");
+    let out = ndq(&["-o", "json", "select datetime(@t), 90s * 1.5 where n = 4"])
+        .path(&input)
+        .run();
+    out.ok();
+    out.stdout_is("{\"datetime(@t)\":\"2026-11-21T10:00:00.5Z\",\"90s * 1.5\":135}\n");
+}
+
+#[test]
+fn invalid_time_flags_are_usage_errors_that_show_the_forms() {
+    for (args, want) in [
+        (
+            &["--since", "soon"][..],
+            "ndq: error: --since: invalid time 'soon': expected an RFC 3339 time (2026-11-21T10:00:00Z), a date (2026-11-21), now, today, yesterday, or a duration before now (30m, 2h, 2d)\n",
+        ),
+        (
+            &["--until", "5x"][..],
+            "ndq: error: --until: invalid time '5x': expected an RFC 3339 time (2026-11-21T10:00:00Z), a date (2026-11-21), now, today, yesterday, or a duration before now (30m, 2h, 2d)\n",
+        ),
+        (
+            &["--tz", "Mars/Olympus"][..],
+            "ndq: error: --tz: unknown time zone 'Mars/Olympus': expected an IANA zone name (like UTC, Europe/Paris, America/New_York) or local\n",
+        ),
+    ] {
+        let mut all = args.to_vec();
+        all.push("select count(*)");
+        let out = ndq(&all).stdin("").run();
+        out.status(2);
+        out.stdout_is("");
+        out.stderr_is(want);
+    }
+    let out = ndq(&["select count(*) where @t > now() - 5x"])
+        .stdin("")
+        .run();
+    out.status(2);
+    out.stdout_is("");
+    out.stderr_has("'5x' is not a duration");
+}

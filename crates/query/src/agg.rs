@@ -217,10 +217,10 @@ fn respelled(n: Num, raw: &str) -> bool {
     matches!(n, Num::Float(_)) || raw.contains(['e', 'E']) || raw.starts_with("-0")
 }
 
-/// Keep `v` in `best` when it is a number or string that sorts `want` of the current one
-/// (ties keep the first seen).
+/// Keep `v` in `best` when it is a number, string, timestamp or duration that sorts `want`
+/// of the current one (ties keep the first seen).
 fn keep_best(best: &mut Option<Val<'static>>, v: &Val<'_>, want: std::cmp::Ordering) {
-    if !matches!(v, Val::Num(..) | Val::Str(..)) {
+    if !matches!(v, Val::Num(..) | Val::Str(..) | Val::Time(_) | Val::Dur(_)) {
         return;
     }
     let better = match best {
@@ -395,7 +395,7 @@ impl Plan {
                     let row = self
                         .out
                         .iter()
-                        .map(|ex| eval(ex, NoDoc, cx, &mut scratch).into_output())
+                        .map(|ex| eval(ex, NoDoc, cx, &mut scratch).into_output_in(&self.zone))
                         .collect();
                     let keys = if ordered {
                         self.order

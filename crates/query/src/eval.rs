@@ -25,6 +25,7 @@ use crate::ir::{Case, Ex, Group, Path, Pattern};
 use crate::parse::{BinOp, Seg};
 use crate::plan::Plan;
 use crate::text;
+use crate::timefn;
 use crate::value::{Num, Val, Value, cmp_parts, compare, parse_number};
 
 /// Group keys and finished aggregates, for per-group expressions.
@@ -69,7 +70,7 @@ pub(crate) fn project<'a, D: Doc<'a>>(
     for ex in &plan.items {
         let v = match ex {
             Ex::Path(path) => resolve(root, path).map_or(Value::Null, node_output),
-            ex => eval(ex, root, Cx::default(), s).into_output(),
+            ex => eval(ex, root, Cx::default(), s).into_output_in(&plan.zone),
         };
         row.push(v);
     }
@@ -242,6 +243,7 @@ pub(crate) fn eval<'x, 'a: 'x, D: Doc<'a>>(
             Val::Num(n, _) => {
                 arith(BinOp::Sub, Num::Dec(Decimal::ZERO), n).map_or(Val::Null, Val::number)
             }
+            Val::Dur(d) => Val::Dur(-d),
             _ => Val::Null,
         },
         Ex::Not(a) => from_truth(truth(&eval(a, root, cx, s)).map(|b| !b)),
@@ -287,9 +289,9 @@ pub(crate) fn eval<'x, 'a: 'x, D: Doc<'a>>(
             from_truth(compare(&l, &r).map(|o| op.holds(o)))
         }
         Ex::Arith(op, a, b) => {
-            let (Some(x), Some(y)) = (eval(a, root, cx, s).num(), eval(b, root, cx, s).num())
-            else {
-                return Val::Null;
+            let (l, r) = (eval(a, root, cx, s), eval(b, root, cx, s));
+            let (Some(x), Some(y)) = (l.num(), r.num()) else {
+                return timefn::arith(*op, &l, &r);
             };
             arith(*op, x, y).map_or(Val::Null, Val::number)
         }
@@ -408,6 +410,11 @@ pub(crate) fn eval<'x, 'a: 'x, D: Doc<'a>>(
                 _ => None,
             };
             text::extract(subject, re, &x.group, dynamic)
+        }
+        Ex::Time(f, a, b, zone) => {
+            let a = eval(a, root, cx, s);
+            let b = b.as_ref().map(|b| eval(b, root, cx, s));
+            timefn::call(*f, a, b, zone)
         }
     }
 }

@@ -10,7 +10,8 @@ use std::borrow::Cow;
 use memchr::memmem;
 use rust_decimal::{Decimal, RoundingStrategy};
 
-use crate::value::{Num, Val, parse_number, positive_zero};
+use crate::time::TimeFn;
+use crate::value::{Num, Val, dur_seconds, parse_number, positive_zero};
 
 /// Scalar functions evaluated on argument values.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -73,6 +74,8 @@ pub(crate) enum FuncName {
     If,
     Text(TextFunc),
     Extract,
+    /// A time function, compiled with the plan's time options.
+    Time(TimeFn),
 }
 
 /// Every function: name, meaning, fewest and most arguments.
@@ -111,6 +114,10 @@ const TABLE: &[(&str, FuncName, usize, usize)] = &[
     ("extract", FuncName::Extract, 2, 3),
     ("level", FuncName::Scalar(Func::Level), 1, 1),
     ("severity", FuncName::Scalar(Func::Severity), 1, 1),
+    ("datetime", FuncName::Time(TimeFn::DateTime), 1, 2),
+    ("now", FuncName::Time(TimeFn::Now), 0, 0),
+    ("time", FuncName::Time(TimeFn::Bucket), 1, 2),
+    ("strftime", FuncName::Time(TimeFn::Strftime), 2, 2),
     ("count", FuncName::Agg(AggFunc::Count), 1, 1),
     ("sum", FuncName::Agg(AggFunc::Sum), 1, 1),
     ("avg", FuncName::Agg(AggFunc::Avg), 1, 1),
@@ -419,6 +426,8 @@ pub(crate) fn call<'x>(f: Func, a: Val<'x>, b: Option<Val<'x>>) -> Val<'x> {
         Func::ToNumber => match &a {
             Val::Num(n, _) => Val::number(*n),
             Val::Str(s, _) => parse_number(s.trim()).map_or(Val::Null, Val::number),
+            // Epoch seconds of a timestamp, seconds of a duration: exact.
+            Val::Time(ns) | Val::Dur(ns) => Val::number(Num::Dec(dur_seconds(*ns))),
             _ => Val::Null,
         },
     }

@@ -13,6 +13,7 @@ use rust_decimal::Decimal;
 
 use crate::func::{AggFunc, Func, Like, TextFunc};
 use crate::parse::{BinOp, Seg};
+use crate::time::{TimeFn, Zone};
 use crate::value::Val;
 
 /// A property path, with the position of its first key in the plan's key set.
@@ -62,6 +63,8 @@ pub(crate) enum Ex {
     Text(TextFunc, Vec<Ex>),
     /// `extract(s, 'regex' [, group])`.
     Extract(Box<Extract>),
+    /// A time function (`timefn.rs`) of one or two arguments, in the plan's zone.
+    Time(TimeFn, Box<Ex>, Option<Box<Ex>>, Zone),
 }
 
 /// A pattern compiled once when it is a literal, else evaluated per line.

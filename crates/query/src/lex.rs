@@ -6,6 +6,7 @@
 //! Invariant: every token's `start..end` lies on char boundaries of the query.
 
 use crate::error::QueryError;
+use crate::time;
 
 /// A token kind.
 #[derive(Clone, Debug, PartialEq)]
@@ -14,6 +15,9 @@ pub(crate) enum Tok {
     Ident,
     /// A number literal (its text is the token's span).
     Number,
+    /// A duration literal, a number followed at once by a unit (`500ms`, `1.5h`): its
+    /// length in nanoseconds.
+    Duration(i128),
     /// A single-quoted string; the value with `''` made `'`.
     Str(String),
     LParen,
@@ -82,7 +86,15 @@ pub(crate) fn lex(q: &str) -> Result<Vec<Token>, QueryError> {
             Tok::Ident
         } else if c.is_ascii_digit() {
             i = number_end(q, i)?;
-            Tok::Number
+            if b.get(i).is_some_and(|&c| ident_start(c)) {
+                let unit_start = i;
+                while i < b.len() && ident_continue(b[i]) {
+                    i += 1;
+                }
+                Tok::Duration(duration(q, start, unit_start, i)?)
+            } else {
+                Tok::Number
+            }
         } else if c == b'\'' {
             let mut value = String::new();
             i += 1;
@@ -173,6 +185,38 @@ pub(crate) fn lex(q: &str) -> Result<Vec<Token>, QueryError> {
         end: q.len(),
     });
     Ok(out)
+}
+
+/// The duration `q[start..end]`, its unit starting at `unit`: the number times the unit,
+/// which must be a whole number of nanoseconds.
+fn duration(q: &str, start: usize, unit: usize, end: usize) -> Result<i128, QueryError> {
+    let Some(len) = time::unit_nanos(&q[unit..end]) else {
+        return Err(QueryError::new(
+            q,
+            start,
+            end,
+            format!(
+                "'{}' is not a duration: a number is followed by a unit, one of {}, as in 500ms, 30m or 2d",
+                &q[start..end],
+                time::UNIT_NAMES
+            ),
+        ));
+    };
+    let number = &q[start..unit];
+    let n = rust_decimal::Decimal::from_scientific(number)
+        .or_else(|_| number.parse::<rust_decimal::Decimal>())
+        .ok();
+    n.and_then(|n| time::duration_of(n, len)).ok_or_else(|| {
+        QueryError::new(
+            q,
+            start,
+            end,
+            format!(
+                "the duration '{}' is not a whole number of nanoseconds, or is too long",
+                &q[start..end]
+            ),
+        )
+    })
 }
 
 /// End of the number literal starting at `i`: `digits [. digits] [(e|E) [+|-] digits]`.
@@ -304,5 +348,33 @@ mod tests {
             lex("1e+").unwrap_err().message(),
             "expected digits in the exponent of this number"
         );
+        assert_eq!(
+            lex("x > 5x").unwrap_err().message(),
+            "'5x' is not a duration: a number is followed by a unit, one of ms, s, m, h, d or w, as in 500ms, 30m or 2d"
+        );
+        assert_eq!(lex("x > 5x").unwrap_err().column(), 5);
+        assert!(lex("5mss").is_err());
+        assert!(lex("5H").is_err());
+        assert!(lex("1e-10s").is_err());
+    }
+
+    #[test]
+    fn duration_literals() {
+        assert_eq!(
+            kinds("500ms 15s 30m 1h 2d 1w 1.5h 1e3ms"),
+            vec![
+                Tok::Duration(500_000_000),
+                Tok::Duration(15 * time::SECOND),
+                Tok::Duration(30 * time::MINUTE),
+                Tok::Duration(time::HOUR),
+                Tok::Duration(2 * time::DAY),
+                Tok::Duration(time::WEEK),
+                Tok::Duration(90 * time::MINUTE),
+                Tok::Duration(time::SECOND),
+                Tok::Eof
+            ]
+        );
+        // A space makes a number and a name.
+        assert_eq!(kinds("5 s"), vec![Tok::Number, Tok::Ident, Tok::Eof]);
     }
 }

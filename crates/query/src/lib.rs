@@ -30,12 +30,13 @@
 //!
 //! Each file refers only to files above it in this list (a test, `layering.rs`, checks that
 //! no two files refer to each other, directly or in a loop):
-//! `error`, `lex`, `parse` (the AST) → `value` (values, numbers, orders), `func`, `fsum`,
-//! `dsum`, `doc` (the document trait) → `ir` (compiled expressions) → `prefilter` (literals
-//! of `where`) → `candidates` (the prefilter over whole chunks) → `plan` (the planner and
-//! [`Plan`]) → `eval` (one expression over one document) → `distinct` (the rows of `select
-//! distinct`) → `agg` ([`Accumulator`]) →
-//! `worker` ([`Worker`]).
+//! `time` (instants, zones, RFC 3339; nothing of the crate), `error`, `lex`, `parse` (the
+//! AST) → `value` (values, numbers, orders), `func`, `timefn` (time functions and arithmetic
+//! on values), `fsum`, `dsum`, `doc` (the document trait) → `ir` (compiled expressions) →
+//! `prefilter` (literals of `where`) → `candidates` (the prefilter over whole chunks) →
+//! `plan` (the planner and [`Plan`]) → `eval` (one expression over one document) →
+//! `distinct` (the rows of `select distinct`) → `agg` ([`Accumulator`]) → `worker`
+//! ([`Worker`]).
 //!
 //! # Choices where QUERY.md is silent
 //!
@@ -73,8 +74,8 @@
 //!   `select x`; a double minus needs a space or parentheses (`- -x`, `-(-x)`).
 //! - **`in`** is `x = a or x = b ...`: true on a match, else null when any comparison was null
 //!   (a null item, or an item of another type), else false.
-//! - **Sort order across types** (order by, group order): numbers < strings <
-//!   booleans < arrays < objects < null (`min`/`max` look only at numbers and strings, as
+//! - **Sort order across types** (order by, group order): numbers < strings < timestamps
+//!   < durations < booleans < arrays < objects < null (`min`/`max` look only at numbers and strings, as
 //!   QUERY.md says, so a number is below any string there); arrays and objects by their canonical JSON text,
 //!   which is also how they group and count as distinct (`["a", "b"]` = `["a","b"]`,
 //!   `[1]` = `[1.0]`, `{"k":1,"k":2}` = `{"k":1}`: numbers by value, the first of duplicate
@@ -150,6 +151,42 @@
 //!   equal 10, 20, ... 60 (`40.0` and `4e1` do, `45` does not); the text `'40'` is not a level
 //!   (pino writes numbers as numbers). The canonical names are spellings too, so
 //!   `severity(level(x))` is `severity(x)`.
+//! - **Time** ([`TimeOptions`], `time.rs`, `timefn.rs`):
+//!   - A timestamp is held to the nanosecond, from year -9999 to 9999; a result outside
+//!     that range is null. A duration is held in nanoseconds, at most 2^96 − 1 of them.
+//!   - Duration units are lower case (`1H` is an error: `M` could be a month); a literal
+//!     must be a whole number of nanoseconds (`1e-12s` is an error); a number may have a
+//!     fraction or an exponent (`1.5h`, `1e3ms`). `5and` is an invalid duration, not `5 and`.
+//!   - `datetime(n)` of a number drops a fraction finer than a nanosecond towards the past;
+//!     `datetime(n, 's')` is accepted; unit names are lower case. A string of digits
+//!     (`'1700000000'`) is not a time (null). jiff's Temporal grammar is what text may be
+//!     beyond RFC 3339: `2026-11-21T10:00` (no seconds), `,` as the decimal mark,
+//!     `-00:00`; a bracketed zone annotation is ignored (the offset, or UTC, counts).
+//!   - Only comparisons read a string as a time: `'2026-11-21' + 1h` is null, as is a
+//!     timestamp compared with a number. `=`/`in` compare instants, so
+//!     `datetime(t) = '2026-11-21T11:00:00+01:00'` is true for `10:00:00Z`; `group by` and
+//!     `count_distinct` of a timestamp are by instant; a text property stays text.
+//!   - Arithmetic: only the pairs QUERY.md lists; `duration / duration`, `duration %`
+//!     anything and `timestamp + timestamp` are null. `duration * number` and `/ number`
+//!     round to the nanosecond, half away from zero; `/ 0` is null.
+//!   - `time(x, d)` and `strftime(x, f)` read `x` as `datetime` does (text, a number of
+//!     seconds, a timestamp); a duration that is not positive gives null. A duration that is
+//!     a whole number of weeks counts weeks from Monday (1969-12-29), in UTC too; a whole
+//!     number of days counts calendar days in the `--tz` zone (`2d` from 1970-01-01);
+//!     anything else counts from the epoch in UTC whatever the zone. A day bucket starts at
+//!     the day's first instant in the zone (midnight, or later when a DST change skips it).
+//!   - `time(DURATION)` outside `group by` (in an aggregating `select`) is the same error
+//!     as a property outside `group by`. `now()` is fixed when the query is planned.
+//!   - `strftime` is jiff's (`%Y %m %d %H %M %S %f %z %Z %A %j %s`...); an invalid format
+//!     gives null. `tostring` of a timestamp is its output form in the `--tz` zone.
+//!   - `sum`, `avg` and `percentile` look only at numbers, as QUERY.md says: durations are
+//!     passed over (`sum(tonumber(d))` adds their seconds); `min`/`max` take them.
+//!   - A timestamp is written as a JSON string, a duration as a JSON number. With `--tz`
+//!     (even `--tz UTC`) the offset is written as `+00:00`, without it as `Z`.
+//!   - `--since`/`--until`: a date alone, or a time without an offset, is in the `--tz` zone
+//!     (UTC by default), as `today` and `yesterday` are; `now`, `today`, `yesterday` are
+//!     case-insensitive; a duration may be negative (`--until -1h` is an hour from now). The
+//!     time property is read as `datetime` reads it, so a number counts as epoch seconds.
 //! - The serde document (`--engine serde`) sees what serde_json keeps: the *last* of
 //!   duplicate keys, strings already unescaped (written as computed strings), arrays and
 //!   objects re-serialized. Everything else is the same engine.
@@ -209,6 +246,8 @@ mod parse;
 mod plan;
 mod prefilter;
 mod text;
+mod time;
+mod timefn;
 mod value;
 mod worker;
 
@@ -218,6 +257,8 @@ mod difftest;
 mod layering;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod time_tests;
 
 pub use rust_decimal::Decimal;
 
@@ -228,5 +269,6 @@ pub use error::{ErrorKind, QueryError};
 pub use ndq_scan::{decode_escape, unescape as unescape_json_str};
 pub use plan::{Kind, Plan};
 pub use prefilter::{Atom, Formula, MAX_LITERALS, NumAtom, Prefilter};
+pub use time::{BOUND_FORMS, TimeOptions, Zone, now_nanos, parse_bound};
 pub use value::{Value, format_decimal};
 pub use worker::Worker;

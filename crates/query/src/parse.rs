@@ -109,6 +109,8 @@ pub(crate) enum ExprKind {
     Bool(bool),
     /// A number literal's text (a leading `-` folded in).
     Number(String),
+    /// A duration literal in nanoseconds (a leading `-` folded in).
+    Duration(i128),
     Str(String),
     /// A property path; the first step is always a key.
     Path(Vec<Seg>),
@@ -156,6 +158,7 @@ impl Expr {
             | ExprKind::Bool(_)
             | ExprKind::Number(_)
             | ExprKind::Str(_)
+            | ExprKind::Duration(_)
             | ExprKind::Path(_)
             | ExprKind::Star => Vec::new(),
             ExprKind::Neg(a) | ExprKind::Not(a) => vec![a],
@@ -184,6 +187,7 @@ impl Expr {
             | ExprKind::Bool(_)
             | ExprKind::Number(_)
             | ExprKind::Str(_)
+            | ExprKind::Duration(_)
             | ExprKind::Path(_)
             | ExprKind::Star => Vec::new(),
             ExprKind::Neg(a) | ExprKind::Not(a) => vec![a],
@@ -876,6 +880,7 @@ impl<'q> Parser<'q> {
             let span = self.span_from(start);
             let kind = match inner.kind {
                 ExprKind::Number(n) if !n.starts_with('-') => ExprKind::Number(format!("-{n}")),
+                ExprKind::Duration(n) => ExprKind::Duration(-n),
                 other => ExprKind::Neg(Box::new(Expr {
                     kind: other,
                     span: inner.span,
@@ -893,6 +898,10 @@ impl<'q> Parser<'q> {
             Tok::Number => {
                 self.bump();
                 ExprKind::Number(self.text(&t).to_owned())
+            }
+            Tok::Duration(n) => {
+                self.bump();
+                ExprKind::Duration(*n)
             }
             Tok::Str(s) => {
                 self.bump();

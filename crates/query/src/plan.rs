@@ -24,6 +24,7 @@ use crate::ir::Extract;
 use crate::ir::{AggSpec, Case, Ex, Path, Pattern};
 use crate::parse::{self, BinOp, Expr, ExprKind, Query, Seg};
 use crate::prefilter::{self, Prefilter};
+use crate::time::{TimeFn, TimeOptions, Zone};
 use crate::value::{Num, Val, parse_number};
 
 /// How the CLI drives a plan.
@@ -70,6 +71,8 @@ pub struct Plan {
     pub(crate) dirs: u64,
     /// What a line must contain to possibly pass `where`.
     pub(crate) prefilter: Option<Prefilter>,
+    /// The zone timestamps are written in (`--tz`).
+    pub(crate) zone: Zone,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -88,6 +91,10 @@ struct Planner<'q> {
     agg_asts: Vec<Expr>,
     aggs: Vec<AggSpec>,
     keys: Vec<String>,
+    /// `--tz`, `now()` and the time property.
+    zone: Zone,
+    now: i128,
+    time_field: Vec<Seg>,
 }
 
 fn text_of<'q>(q: &'q str, e: &Expr) -> &'q str {
@@ -161,6 +168,7 @@ impl<'q> Planner<'q> {
                 None => return self.err(e, ErrorKind::Syntax, "this is not a number"),
             },
             ExprKind::Str(s) => Ex::Const(Val::string(s.clone())),
+            ExprKind::Duration(n) => Ex::Const(Val::Dur(*n)),
             ExprKind::Path(segs) => {
                 if ctx == Ctx::Group {
                     let t = text_of(self.q, e);
@@ -486,8 +494,12 @@ impl<'q> Planner<'q> {
                 let group = args.get(2).map(|g| self.compile(g, ctx)).transpose()?;
                 Ex::Extract(Box::new(Extract::plan(self.q, args, text, regex, group)?))
             }
+            FuncName::Time(tf) => return self.time_call(e, tf, args, ctx),
             FuncName::Scalar(f) => {
                 let a = arg(self, 0)?;
+                if f == func::Func::ToString {
+                    return Ok(Ex::Time(TimeFn::ToString, a, None, self.zone.clone()));
+                }
                 let b = if args.len() > 1 {
                     Some(arg(self, 1)?)
                 } else {
@@ -499,11 +511,94 @@ impl<'q> Planner<'q> {
     }
 }
 
+impl Planner<'_> {
+    /// A time function: `now()` is the plan's constant; `time(DURATION)` reads the time
+    /// property.
+    fn time_call(
+        &mut self,
+        e: &Expr,
+        tf: TimeFn,
+        args: &[Expr],
+        ctx: Ctx,
+    ) -> Result<Ex, QueryError> {
+        if tf == TimeFn::Now {
+            return Ok(Ex::Const(Val::Time(self.now)));
+        }
+        let mut compiled = Vec::with_capacity(2);
+        if tf == TimeFn::Bucket && args.len() == 1 {
+            if ctx == Ctx::Group {
+                let t = text_of(self.q, e);
+                return self.err(
+                    e,
+                    ErrorKind::GroupBy,
+                    format!("'{t}' must appear in group by or be inside an aggregate"),
+                );
+            }
+            let field = self.time_field.clone();
+            compiled.push(Ex::Path(self.note_path(&field)));
+        }
+        for a in args {
+            compiled.push(self.compile(a, ctx)?);
+        }
+        let mut it = compiled.into_iter();
+        let a = Box::new(it.next().unwrap_or(Ex::Const(Val::Null)));
+        let b = it.next().map(Box::new);
+        Ok(Ex::Time(tf, a, b, self.zone.clone()))
+    }
+
+    /// `--since`/`--until` as a condition on the time property read as `datetime`.
+    fn time_range(&mut self, since: Option<i128>, until: Option<i128>) -> Option<Ex> {
+        let mut conds = Vec::new();
+        for (op, bound) in [(BinOp::Ge, since), (BinOp::Lt, until)] {
+            let Some(bound) = bound else {
+                continue;
+            };
+            let field = self.time_field.clone();
+            let t = Ex::Time(
+                TimeFn::DateTime,
+                Box::new(Ex::Path(self.note_path(&field))),
+                None,
+                Zone::utc(),
+            );
+            conds.push(Ex::Cmp(
+                op,
+                Box::new(t),
+                Box::new(Ex::Const(Val::Time(bound))),
+            ));
+        }
+        conds
+            .into_iter()
+            .reduce(|a, b| Ex::And(Box::new(a), Box::new(b)))
+    }
+}
+
+/// The path of the time property as written (`@t`, `Properties.Time`, `['odd key']`); a
+/// name that is not a path is one top-level key.
+fn time_field(name: &str) -> Vec<Seg> {
+    if let Ok(q) = parse::parse(&format!("select {name}"))
+        && q.filter.is_none()
+        && q.group_by.is_empty()
+        && let Some([item]) = q.select.as_deref()
+        && item.alias.is_none()
+        && let ExprKind::Path(segs) = &item.expr.kind
+    {
+        return segs.clone();
+    }
+    vec![Seg::Key(name.to_owned())]
+}
+
 impl Plan {
-    /// Parse and plan `query`.
+    /// Parse and plan `query`, with the default time options (UTC, `now()` the time of
+    /// compiling, `@t` the time property).
     pub fn compile(query: &str) -> Result<Plan, QueryError> {
+        Plan::compile_with(query, &TimeOptions::default())
+    }
+
+    /// Parse and plan `query` with the command line's time options (`--tz`,
+    /// `--time-field`, `--since`, `--until`; `now()` pinned for tests).
+    pub fn compile_with(query: &str, time: &TimeOptions) -> Result<Plan, QueryError> {
         let ast = parse::parse(query)?;
-        plan(query, ast)
+        plan(query, ast, time)
     }
     /// How to drive it.
     pub fn kind(&self) -> Kind {
@@ -538,8 +633,10 @@ impl Plan {
     pub fn early_stop(&self) -> bool {
         self.limit.is_some() && self.kind != Kind::Collect
     }
-    /// Whether the query has a `where` (which may rule a line out from the keys it reads, so
-    /// that the rest of the line need not be looked at: `Parser::parse_prefix`).
+    /// Whether the query has a `where`, or a time range (`--since`/`--until`, which is part
+    /// of it): a line may then be ruled out from the keys it reads, so that the rest of the
+    /// line need not be looked at (`Parser::parse_prefix`). The time property usually comes
+    /// first, so a line out of range is dropped after reading it alone.
     pub fn has_where(&self) -> bool {
         self.filter.is_some()
     }
@@ -663,7 +760,7 @@ fn unique_names(written: Vec<String>) -> Vec<String> {
     out
 }
 
-fn plan(q: &str, ast: Query) -> Result<Plan, QueryError> {
+fn plan(q: &str, ast: Query, time: &TimeOptions) -> Result<Plan, QueryError> {
     if let Some((name, span)) = &ast.from
         && !name.eq_ignore_ascii_case("stream")
     {
@@ -743,10 +840,20 @@ fn plan(q: &str, ast: Query) -> Result<Plan, QueryError> {
         agg_asts: Vec::new(),
         aggs: Vec::new(),
         keys: Vec::new(),
+        zone: time.zone.clone(),
+        now: time.now.unwrap_or_else(crate::time::now),
+        time_field: time_field(&time.time_field),
     };
     let filter = match &ast.filter {
         Some(e) => Some(p.compile(e, Ctx::Line("where"))?),
         None => None,
+    };
+    // `--since`/`--until` are one more condition of `where`: true only for lines whose time
+    // is in range, so everything that honours `where` honours them. (The prefilter, derived
+    // from the query's own `where`, stays sound: lines it rules out fail this `and` too.)
+    let filter = match (filter, p.time_range(time.since, time.until)) {
+        (Some(f), Some(r)) => Some(Ex::And(Box::new(r), Box::new(f))),
+        (f, r) => f.or(r),
     };
     let prefilter = ast.filter.as_ref().and_then(prefilter::derive);
     let group_asts = p.group_by.clone();
@@ -845,5 +952,6 @@ fn plan(q: &str, ast: Query) -> Result<Plan, QueryError> {
         out,
         order,
         prefilter,
+        zone: p.zone,
     })
 }

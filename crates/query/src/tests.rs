@@ -9,11 +9,16 @@ use crate::{Accumulator, Kind, Plan, Value};
 /// values joined by `|`, rows by `;`.
 pub(crate) fn run(query: &str, lines: &[&str]) -> String {
     let plan = Plan::compile(query).unwrap_or_else(|e| panic!("{query}: {e}"));
-    let serde = run_serde(&plan, lines, None);
-    let lazy = run_lazy(&plan, lines, None);
+    run_plan(&plan, query, lines)
+}
+
+/// [`run`] of a plan already compiled (with time options, say).
+pub(crate) fn run_plan(plan: &Plan, query: &str, lines: &[&str]) -> String {
+    let serde = run_serde(plan, lines, None);
+    let lazy = run_lazy(plan, lines, None);
     assert_eq!(lazy, serde, "lazy and serde engines differ on: {query}");
     assert_eq!(
-        run_lazy_as(&plan, lines, None, false),
+        run_lazy_as(plan, lines, None, false),
         serde,
         "keys noted by the scanner and keys searched differ on: {query}"
     );
@@ -25,25 +30,25 @@ pub(crate) fn run(query: &str, lines: &[&str]) -> String {
             .filter(|l| pre.may_match(l.as_bytes()))
             .collect();
         assert_eq!(
-            run_lazy(&plan, &kept, None),
+            run_lazy(plan, &kept, None),
             serde,
             "prefilter {pre} changes the result of: {query}"
         );
     }
     if plan.kind() == Kind::Collect {
         assert_eq!(
-            run_every_line_a_chunk(&plan, lines),
+            run_every_line_a_chunk(plan, lines),
             serde,
             "one chunk per line differs on: {query}"
         );
         for split in 0..=lines.len() {
             assert_eq!(
-                run_serde(&plan, lines, Some(split)),
+                run_serde(plan, lines, Some(split)),
                 serde,
                 "merge at split {split} differs on: {query}"
             );
             assert_eq!(
-                run_lazy(&plan, lines, Some(split)),
+                run_lazy(plan, lines, Some(split)),
                 serde,
                 "lazy merge at split {split} differs on: {query}"
             );

@@ -7,7 +7,8 @@
 //! - Equality is numeric across scales (`1.5` = `1.50`): [`encode_key`] writes one canonical
 //!   byte string per equivalence class, used for `group by` and `count_distinct`.
 //! - Two orders: [`compare`] is SQL's (`None` = null for null operands or mixed types), and
-//!   [`total_cmp`] sorts anything (numbers < strings < booleans < arrays < objects < null).
+//!   [`total_cmp`] sorts anything (numbers < strings < timestamps < durations < booleans <
+//!   arrays < objects < null).
 
 use std::borrow::Cow;
 use std::cell::RefCell;
@@ -17,6 +18,8 @@ use std::fmt::Write as _;
 use ndq_scan::{NotDecimal, decimal_parts};
 use rust_decimal::Decimal;
 use rust_decimal::prelude::ToPrimitive;
+
+use crate::time::{self, Zone};
 
 /// One output value. Values taken from the input keep their exact JSON text.
 #[derive(Clone, Debug, PartialEq)]
@@ -202,6 +205,10 @@ pub(crate) enum Val<'x> {
     Str(Cow<'x, str>, Option<Cow<'x, str>>),
     /// An array (`true`) or object (`false`) as its exact JSON text.
     Json(bool, Cow<'x, str>),
+    /// A timestamp: nanoseconds since the Unix epoch (`time.rs`).
+    Time(i128),
+    /// A duration in nanoseconds (`time.rs`).
+    Dur(i128),
 }
 
 fn own(c: Cow<'_, str>) -> Cow<'static, str> {
@@ -220,6 +227,8 @@ impl<'x> Val<'x> {
             Val::Num(n, raw) => Val::Num(n, raw.map(own)),
             Val::Str(s, raw) => Val::Str(own(s), raw.map(own)),
             Val::Json(a, raw) => Val::Json(a, own(raw)),
+            Val::Time(t) => Val::Time(t),
+            Val::Dur(d) => Val::Dur(d),
         }
     }
 
@@ -231,6 +240,8 @@ impl<'x> Val<'x> {
             Val::Num(n, raw) => Val::Num(*n, raw.as_deref().map(reborrow)),
             Val::Str(s, raw) => Val::Str(reborrow(s), raw.as_deref().map(reborrow)),
             Val::Json(a, raw) => Val::Json(*a, reborrow(raw)),
+            Val::Time(t) => Val::Time(*t),
+            Val::Dur(d) => Val::Dur(*d),
         }
     }
 
@@ -262,9 +273,13 @@ impl<'x> Val<'x> {
         Val::Str(s.into(), None)
     }
 
-    /// The output value; its text is owned when it cannot outlive `'x`.
-    pub fn into_output<'o>(self) -> Value<'o> {
+    /// The output value; its text is owned when it cannot outlive `'x`. A timestamp is
+    /// written in RFC 3339 in `zone` (the plan's, `--tz`) as a string, a duration as its
+    /// exact number of seconds.
+    pub fn into_output_in<'o>(self, zone: &Zone) -> Value<'o> {
         match self {
+            Val::Time(t) => Value::String(Cow::Owned(time::format(t, zone))),
+            Val::Dur(d) => Value::Number(dur_seconds(d)),
             Val::Null => Value::Null,
             Val::Bool(b) => Value::Bool(b),
             Val::Num(_, Some(raw)) => Value::RawNumber(own(raw)),
@@ -285,6 +300,8 @@ impl<'x> Val<'x> {
             Val::Num(n, None) => Cow::Owned(n.text()),
             Val::Str(s, _) => Cow::Borrowed(s.as_ref()),
             Val::Json(_, raw) => Cow::Borrowed(raw.as_ref()),
+            Val::Time(t) => Cow::Owned(time::format(*t, &Zone::utc())),
+            Val::Dur(d) => Cow::Owned(dur_seconds(*d).to_string()),
         })
     }
 
@@ -292,18 +309,24 @@ impl<'x> Val<'x> {
         match self {
             Val::Num(..) => 0,
             Val::Str(..) => 1,
-            Val::Bool(_) => 2,
-            Val::Json(true, _) => 3,
-            Val::Json(false, _) => 4,
-            Val::Null => 5,
+            Val::Time(_) => 2,
+            Val::Dur(_) => 3,
+            Val::Bool(_) => 4,
+            Val::Json(true, _) => 5,
+            Val::Json(false, _) => 6,
+            Val::Null => 7,
         }
     }
 }
 
 /// SQL comparison: `None` (null) when either side is null, the types differ, or either is an
-/// array or object.
+/// array or object. A timestamp and a string compare as instants, the string read as
+/// `datetime` reads it (null when it is not a time).
 pub(crate) fn compare(a: &Val<'_>, b: &Val<'_>) -> Option<Ordering> {
     match (a, b) {
+        (Val::Time(x), Val::Time(y)) | (Val::Dur(x), Val::Dur(y)) => Some(x.cmp(y)),
+        (Val::Time(x), Val::Str(s, _)) => Some(x.cmp(&time::parse_text(s)?)),
+        (Val::Str(s, _), Val::Time(y)) => Some(time::parse_text(s)?.cmp(y)),
         (Val::Num(x, _), Val::Num(y, _)) => Some(x.cmp(*y)),
         (Val::Str(x, _), Val::Str(y, _)) => Some(x.as_bytes().cmp(y.as_bytes())),
         (Val::Bool(x), Val::Bool(y)) => Some(x.cmp(y)),
@@ -311,11 +334,14 @@ pub(crate) fn compare(a: &Val<'_>, b: &Val<'_>) -> Option<Ordering> {
     }
 }
 
-/// The sort order of `order by` and of groups: numbers < strings < booleans < arrays <
-/// objects < null; numbers numerically, strings by code point, arrays and objects by text.
+/// The sort order of `order by` and of groups: numbers < strings < timestamps < durations <
+/// booleans < arrays < objects < null; numbers numerically, strings by code point, arrays
+/// and objects by text.
 pub(crate) fn total_cmp(a: &Val<'_>, b: &Val<'_>) -> Ordering {
     match (a, b) {
         (Val::Json(x, s), Val::Json(y, t)) if x == y => canonical_json(s).cmp(&canonical_json(t)),
+        // Timestamps sort after every string, whatever the string says.
+        (Val::Time(_), Val::Str(..)) | (Val::Str(..), Val::Time(_)) => a.rank().cmp(&b.rank()),
         _ => compare(a, b).unwrap_or_else(|| a.rank().cmp(&b.rank())),
     }
 }
@@ -347,7 +373,23 @@ pub(crate) fn encode_key(v: &Val<'_>, out: &mut Vec<u8>) {
             out.extend_from_slice(&(raw.len() as u64).to_le_bytes());
             out.extend_from_slice(raw.as_bytes());
         }
+        Val::Time(t) => {
+            out.push(7);
+            out.extend_from_slice(&t.to_le_bytes());
+        }
+        Val::Dur(d) => {
+            out.push(8);
+            out.extend_from_slice(&d.to_le_bytes());
+        }
     }
+}
+
+/// A duration's exact number of seconds (`90.5`), trailing zeros dropped.
+pub(crate) fn dur_seconds(ns: i128) -> Decimal {
+    // |ns| <= time::MAX_DURATION, which a Decimal's mantissa holds.
+    Decimal::try_from_i128_with_scale(ns, 9)
+        .map(|d| positive_zero(d.normalize()))
+        .unwrap_or_default()
 }
 
 /// An array's or object's JSON text in one canonical form, so that values equal by the rules
