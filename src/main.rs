@@ -45,7 +45,8 @@ fn run(args: cli::Args) -> Result<(), Failure> {
         prefilter: config.prefilter,
         progress: config.progress,
         progress_after: config.progress_after,
-        color: config.color,
+        color: config.color_stderr,
+        color_stdout: config.color_stdout,
         ..driver::RunOptions::default()
     };
     let stdout = io::stdout();
