@@ -18,6 +18,10 @@
 //! | computed string | JSON-escaped | as is | as is |
 //! | array / object | its JSON text | same * | same * |
 //!
+//! With colour on stdout ([`RowWriter::with_color`]), json rows and `select *` lines go
+//! through [`color::json`] and tables are rendered with [`color::Palette`]; csv, tsv and raw
+//! are never coloured. Colour only adds escape sequences around the same bytes.
+//!
 //! A float outside Decimal's range that is not finite (never produced from JSON input, but
 //! possible in arithmetic) is written as `null` / an empty field *.
 
