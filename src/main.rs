@@ -34,6 +34,7 @@ fn main() -> ExitCode {
 /// Resolve, compile, open, run, report.
 fn run(args: cli::Args) -> Result<(), Failure> {
     let config = config::Config::new(args, &config::Env::probe()).map_err(Failure::usage)?;
+    messages::set_color(config.color_stderr);
     let plan =
         ndq_query::Plan::compile(&config.query).map_err(|e| Failure::usage(e.to_string()))?;
     let inputs = driver::Inputs::open(&config.inputs)?;

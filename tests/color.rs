@@ -187,3 +187,26 @@ fn a_terminal_gets_colour_by_default() {
         assert_eq!(drawn.replace("\r\n", "\n"), plain.stdout());
     }
 }
+
+#[test]
+fn the_warning_label_is_coloured_with_color_always() {
+    let f = Fixture::new();
+    let input = f.write("in.ndjson", "{\"a\":1}\nnot json\n");
+    let plain = ndq(&["select count(*)"]).path(&input).run();
+    plain.status(0);
+    assert!(
+        plain.stderr().starts_with("ndq: warning: 1 malformed line"),
+        "{plain}"
+    );
+    let colored = ndq(&["--color", "always", "select count(*)"])
+        .path(&input)
+        .run();
+    colored.status(0);
+    assert!(
+        colored
+            .stderr()
+            .starts_with("ndq: \x1b[1;33mwarning:\x1b[0m 1 malformed line"),
+        "{colored}"
+    );
+    assert_eq!(strip(colored.stderr()), plain.stderr());
+}

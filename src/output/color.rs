@@ -13,7 +13,8 @@
 
 /// The SGR sequences ndq writes. Restrained, like jq's and bat's defaults: object keys bold
 /// blue, strings green, numbers cyan, `true`/`false` yellow, `null` dimmed, brackets and
-/// separators bold; in a table, the header bold, numbers cyan and `null` dimmed.
+/// separators bold; in a table, the header bold, numbers cyan and `null` dimmed; on stderr, the
+/// `warning:` label bold yellow.
 pub struct Palette;
 
 impl Palette {
@@ -33,6 +34,8 @@ impl Palette {
     pub const PUNCT: &'static str = "\x1b[1m";
     /// A table's header.
     pub const HEADER: &'static str = "\x1b[1m";
+    /// The `warning:` label on stderr.
+    pub const WARNING: &'static str = "\x1b[1;33m";
 
     /// Every sequence written (for [`strip`]).
     #[cfg(test)]
