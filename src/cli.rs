@@ -84,7 +84,7 @@ pub struct Args {
     pub stats: bool,
 
     /// When to colour the output: json rows, `select *` lines and tables (csv, tsv and raw
-    /// never are), and the progress bar.
+    /// never are), and on stderr the progress bar and the `warning:` label.
     ///
     /// auto: on a terminal only (each of stdout and stderr decided for itself), and not when
     /// NO_COLOR is set to a non-empty value or TERM is dumb.

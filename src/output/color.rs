@@ -39,7 +39,7 @@ impl Palette {
 
     /// Every sequence written (for [`strip`]).
     #[cfg(test)]
-    const ALL: [&'static str; 7] = [
+    const ALL: [&'static str; 8] = [
         Self::RESET,
         Self::KEY,
         Self::STRING,
@@ -47,6 +47,7 @@ impl Palette {
         Self::BOOL,
         Self::NULL,
         Self::PUNCT,
+        Self::WARNING,
     ];
 }
 
