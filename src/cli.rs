@@ -39,7 +39,8 @@ validated. `--strict` validates every line (and so skips none).
 
 Environment: NDQ_SCANNER=auto|scalar|avx2 pins the JSON scanner (auto by default);
 NDQ_PREFILTER=off turns both skips off (for comparisons; on by default);
-NO_COLOR turns colour off in the progress bar.
+--color auto (the default) colours stdout and stderr only where each is a terminal, and
+not when NO_COLOR is set (non-empty) or TERM=dumb.
 
 Exit status:
   0  success (also when the output pipe is closed early, as by `| head`)
@@ -87,6 +88,14 @@ pub struct Args {
     #[arg(long)]
     pub stats: bool,
 
+    /// When to colour the output: json rows, `select *` lines and tables (csv, tsv and raw
+    /// never are), and on stderr the progress bar and the `warning:` label.
+    ///
+    /// auto: on a terminal only (each of stdout and stderr decided for itself), and not when
+    /// NO_COLOR is set to a non-empty value or TERM is dumb.
+    #[arg(long, value_enum, value_name = "WHEN", default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
+
     /// Never show the progress bar.
     ///
     /// It is shown only on a terminal (stderr) and only for runs long enough to matter.
@@ -133,6 +142,17 @@ pub struct Args {
     /// Keep only lines whose time property is before T (the forms of --since)
     #[arg(long, value_name = "T", allow_hyphen_values = true)]
     pub until: Option<String>,
+}
+
+/// `--color`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ColorChoice {
+    /// Colour where the stream is a terminal, NO_COLOR is unset or empty, and TERM is not dumb.
+    Auto,
+    /// Always colour, even in a pipe.
+    Always,
+    /// Never colour.
+    Never,
 }
 
 /// `--scanner`: hidden for `ndq`, shown by `ndq bench`.
@@ -220,6 +240,23 @@ mod tests {
         assert!(!a.strict && !a.stats && !a.no_progress);
         let a = parse(&["--strict", "--stats", "--no-progress", "q"]).unwrap();
         assert!(a.strict && a.stats && a.no_progress);
+    }
+
+    #[test]
+    fn flag_color() {
+        assert_eq!(parse(&["q"]).unwrap().color, ColorChoice::Auto);
+        for (name, want) in [
+            ("auto", ColorChoice::Auto),
+            ("always", ColorChoice::Always),
+            ("never", ColorChoice::Never),
+        ] {
+            assert_eq!(parse(&["--color", name, "q"]).unwrap().color, want);
+            assert_eq!(
+                parse(&[&format!("--color={name}"), "q"]).unwrap().color,
+                want
+            );
+        }
+        assert_eq!(parse(&["--color", "yes", "q"]).unwrap_err().exit_code(), 2);
     }
 
     #[test]

@@ -9,7 +9,7 @@ use std::time::Duration;
 use ndq_query::{TimeOptions, Zone, now_nanos};
 use ndq_scan::Scanner;
 
-use crate::cli::Args;
+use crate::cli::{Args, ColorChoice};
 use crate::driver::Engine;
 use crate::driver::progress::SHOW_AFTER;
 use crate::output::Format;
@@ -86,8 +86,10 @@ pub struct Config {
     pub progress: bool,
     /// How long a run goes before the progress bar appears.
     pub progress_after: Duration,
-    /// Whether stderr may be coloured (terminal, `NO_COLOR` unset or empty, `TERM` not dumb).
-    pub color: bool,
+    /// Whether stdout is coloured (json rows, `select *` lines, tables): see [`color`].
+    pub color_stdout: bool,
+    /// Whether stderr is coloured (the progress bar, the warnings' prefix): see [`color`].
+    pub color_stderr: bool,
     /// `--tz`, `--time-field`, `--since`, `--until`, and the time `now()` gives.
     pub time: TimeOptions,
 }
@@ -106,9 +108,6 @@ impl Config {
             (None, _) => Scanner::detect(),
         };
         let time = time_options(&args, env)?;
-        let color = env.stderr_tty
-            && env.no_color.as_deref().is_none_or(str::is_empty)
-            && env.term.as_deref() != Some("dumb");
         // As indicatif decides for a terminal (console's `is_dumb`): no bar when `TERM` is
         // unset or dumb.
         let smart = env.term.as_deref().is_some_and(|t| t != "dumb") || cfg!(windows);
@@ -130,7 +129,8 @@ impl Config {
             stats: args.stats,
             progress: env.stderr_tty && smart && !args.no_progress,
             progress_after,
-            color,
+            color_stdout: color(args.color, env.stdout_tty, env),
+            color_stderr: color(args.color, env.stderr_tty, env),
             time,
         })
     }
@@ -160,6 +160,20 @@ fn time_options(args: &Args, env: &Env) -> Result<TimeOptions, String> {
         time_field: args.time_field.clone().unwrap_or_else(|| "@t".to_owned()),
         zone,
     })
+}
+
+/// Whether to colour a stream (`tty`: it is a terminal), one decision per stream: `--color
+/// always` or `never` decide; `auto` colours a terminal unless `NO_COLOR` is set and
+/// non-empty or `TERM` is `dumb`.
+pub fn color(choice: ColorChoice, tty: bool, env: &Env) -> bool {
+    match choice {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => {
+            tty && env.no_color.as_deref().is_none_or(str::is_empty)
+                && env.term.as_deref() != Some("dumb")
+        }
+    }
 }
 
 /// `NDQ_PREFILTER`: `on` (or unset, or empty) or `off`.
@@ -295,38 +309,78 @@ mod tests {
     }
 
     #[test]
-    fn progress_and_color_need_a_terminal() {
+    fn progress_needs_a_terminal() {
         let c = config(&["q"], &env()).unwrap();
-        assert!(!c.progress && !c.color);
+        assert!(!c.progress);
         let tty = Env {
             stderr_tty: true,
             term: Some("xterm-256color".into()),
             ..env()
         };
-        let c = config(&["q"], &tty).unwrap();
-        assert!(c.progress && c.color);
+        assert!(config(&["q"], &tty).unwrap().progress);
         let unset = Env {
             term: None,
             ..tty.clone()
         };
         assert!(!config(&["q"], &unset).unwrap().progress, "TERM unset");
         assert!(!config(&["--no-progress", "q"], &tty).unwrap().progress);
-        let no_color = Env {
-            no_color: Some("1".into()),
-            ..tty.clone()
-        };
-        assert!(!config(&["q"], &no_color).unwrap().color);
-        let empty = Env {
-            no_color: Some(String::new()),
-            ..tty.clone()
-        };
-        assert!(config(&["q"], &empty).unwrap().color);
         let dumb = Env {
             term: Some("dumb".into()),
             ..tty
         };
-        let c = config(&["q"], &dumb).unwrap();
-        assert!(!c.color && !c.progress);
+        assert!(!config(&["q"], &dumb).unwrap().progress);
+    }
+
+    #[test]
+    fn color_is_decided_per_stream() {
+        let colors = |args: &[&str], env: &Env| {
+            let c = config(args, env).unwrap();
+            (c.color_stdout, c.color_stderr)
+        };
+        let pipes = env();
+        assert_eq!(colors(&["q"], &pipes), (false, false));
+        let out_tty = Env {
+            stdout_tty: true,
+            term: Some("xterm".into()),
+            ..env()
+        };
+        assert_eq!(colors(&["q"], &out_tty), (true, false));
+        let err_tty = Env {
+            stderr_tty: true,
+            term: Some("xterm".into()),
+            ..env()
+        };
+        assert_eq!(colors(&["q"], &err_tty), (false, true));
+        let both = Env {
+            stdout_tty: true,
+            ..err_tty.clone()
+        };
+        assert_eq!(colors(&["q"], &both), (true, true));
+        // TERM unset is no reason to drop colour (only dumb is).
+        let unset = Env {
+            term: None,
+            ..both.clone()
+        };
+        assert_eq!(colors(&["q"], &unset), (true, true));
+        let dumb = Env {
+            term: Some("dumb".into()),
+            ..both.clone()
+        };
+        assert_eq!(colors(&["q"], &dumb), (false, false));
+        let no_color = Env {
+            no_color: Some("1".into()),
+            ..both.clone()
+        };
+        assert_eq!(colors(&["q"], &no_color), (false, false));
+        let empty = Env {
+            no_color: Some(String::new()),
+            ..both.clone()
+        };
+        assert_eq!(colors(&["q"], &empty), (true, true));
+        assert_eq!(colors(&["--color", "never", "q"], &both), (false, false));
+        assert_eq!(colors(&["--color", "always", "q"], &pipes), (true, true));
+        assert_eq!(colors(&["--color", "always", "q"], &no_color), (true, true));
+        assert_eq!(colors(&["--color", "always", "q"], &dumb), (true, true));
     }
 
     #[test]

@@ -34,6 +34,7 @@ fn main() -> ExitCode {
 /// Resolve, compile, open, run, report.
 fn run(args: cli::Args) -> Result<(), Failure> {
     let config = config::Config::new(args, &config::Env::probe()).map_err(Failure::usage)?;
+    messages::set_color(config.color_stderr);
     let plan = ndq_query::Plan::compile_with(&config.query, &config.time)
         .map_err(|e| Failure::usage(e.to_string()))?;
     let inputs = driver::Inputs::open(&config.inputs)?;
@@ -45,7 +46,8 @@ fn run(args: cli::Args) -> Result<(), Failure> {
         prefilter: config.prefilter,
         progress: config.progress,
         progress_after: config.progress_after,
-        color: config.color,
+        color: config.color_stderr,
+        color_stdout: config.color_stdout,
         ..driver::RunOptions::default()
     };
     let stdout = io::stdout();

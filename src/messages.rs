@@ -1,6 +1,7 @@
 //! Diagnostics on stderr, and the bad-line counter.
 //!
-//! Every message starts with `ndq: ` (stdout carries only results). Messages are written
+//! Every message starts with `ndq: ` (stdout carries only results); with colour on stderr
+//! the `warning:` label is bold yellow, nothing else is coloured. Messages are written
 //! while holding the stdout lock, so a warning never lands in the middle of a result line when
 //! both streams go to the same terminal.
 //!
@@ -11,7 +12,9 @@
 use std::fmt;
 use std::io::{self, Write};
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+use crate::output::color::Palette;
 
 /// Write `ndq: {message}` on stderr (holding the stdout lock). Errors writing stderr are
 /// ignored: there is nowhere left to report them.
@@ -19,6 +22,28 @@ pub fn message(args: fmt::Arguments<'_>) {
     let _stdout = io::stdout().lock();
     let mut stderr = io::stderr().lock();
     let _ = writeln!(stderr, "ndq: {args}");
+}
+
+/// Whether the `warning:` label is coloured: set once, from the decision for stderr.
+static COLOR: AtomicBool = AtomicBool::new(false);
+
+/// Colour the `warning:` label from now on (when stderr is coloured, see
+/// [`crate::config::color`]).
+pub fn set_color(on: bool) {
+    COLOR.store(on, Ordering::Relaxed);
+}
+
+/// Write `ndq: warning: {message}`, the label coloured when [`set_color`] said so.
+pub fn warning(args: fmt::Arguments<'_>) {
+    if COLOR.load(Ordering::Relaxed) {
+        message(format_args!(
+            "{}warning:{} {args}",
+            Palette::WARNING,
+            Palette::RESET
+        ));
+    } else {
+        message(format_args!("warning: {args}"));
+    }
 }
 
 /// `ndq: error: ...` (formats like `format!`).
@@ -30,7 +55,7 @@ macro_rules! error {
 /// `ndq: warning: ...` (formats like `format!`).
 #[macro_export]
 macro_rules! warning {
-    ($($t:tt)*) => { $crate::messages::message(format_args!("warning: {}", format_args!($($t)*))) };
+    ($($t:tt)*) => { $crate::messages::warning(format_args!($($t)*)) };
 }
 
 /// Where a bad line is: which input (index in the list of inputs) and which line of it.

@@ -2,6 +2,7 @@
 
 mod bench;
 mod cli;
+mod color;
 mod docs;
 mod golden;
 mod util;

@@ -60,7 +60,7 @@ pub use crate::input::Inputs;
 use crate::input::{Blocks, Input, Source};
 use crate::messages::{BadLine, BadLines, Position};
 pub use crate::output::Format;
-use crate::output::{self, RowWriter};
+use crate::output::RowWriter;
 use chunk::{ChunkOut, Limits, LineStep};
 use progress::Progress;
 
@@ -99,8 +99,10 @@ pub struct RunOptions {
     pub progress: bool,
     /// How long a run goes before the progress bar appears ([`progress::SHOW_AFTER`]).
     pub progress_after: Duration,
-    /// Colour in the progress bar.
+    /// Colour on stderr (the progress bar), as decided for stderr by [`crate::config`].
     pub color: bool,
+    /// Colour on stdout (json rows, `select *` lines, tables), as decided for stdout.
+    pub color_stdout: bool,
     /// Bytes per chunk; `None` picks one from the window size and the threads.
     pub chunk_size: Option<usize>,
     /// Bytes per mapped window; a stream is read ahead in blocks of about a quarter of it.
@@ -140,6 +142,7 @@ impl Default for RunOptions {
             progress: false,
             progress_after: progress::SHOW_AFTER,
             color: false,
+            color_stdout: false,
             chunk_size: None,
             window: WINDOW,
             prefilter: true,
@@ -217,7 +220,7 @@ pub fn run(
 ) -> anyhow::Result<Stats> {
     let kind = plan.kind();
     let mode = Mode::of(kind, format);
-    let writer = RowWriter::new(format, plan.columns());
+    let writer = RowWriter::new(format, plan.columns()).with_color(opts.color_stdout);
     let table_rows = mode == Mode::Table;
     let make = || step::PlanStep::new(plan, opts, &writer, table_rows);
     let filter = plan.prefilter().filter(|_| opts.skips_lines());
@@ -242,15 +245,14 @@ pub fn run(
                 // `select * ... order by`: each row is a whole line, written unchanged.
                 for value in rows.iter().flatten() {
                     if let Value::RawJson(text) = value {
-                        tail.extend_from_slice(text.as_bytes());
-                        tail.push(b'\n');
+                        writer.line(text.as_bytes(), &mut tail);
                     }
                 }
             } else {
-                output::write_all(format, plan.columns(), &rows, &mut tail);
+                writer.write_all(&rows, &mut tail);
             }
         }
-        Mode::Table => output::write_all(format, plan.columns(), &drove.table, &mut tail),
+        Mode::Table => writer.write_all(&drove.table, &mut tail),
         Mode::Lines | Mode::Stream => {}
     }
     out.write_all(&tail)?;

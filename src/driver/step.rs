@@ -158,8 +158,7 @@ fn eval<'a, D: Doc<'a>>(
     match how.kind {
         Kind::Lines => {
             out.rows += 1;
-            out.buf.extend_from_slice(line);
-            out.buf.push(b'\n');
+            how.writer.line(line, &mut out.buf);
         }
         Kind::Rows => {
             out.rows += 1;

@@ -18,9 +18,14 @@
 //! | computed string | JSON-escaped | as is | as is |
 //! | array / object | its JSON text | same * | same * |
 //!
+//! With colour on stdout ([`RowWriter::with_color`]), json rows and `select *` lines go
+//! through [`color::json`] and tables are rendered with [`color::Palette`]; csv, tsv and raw
+//! are never coloured. Colour only adds escape sequences around the same bytes.
+//!
 //! A float outside Decimal's range that is not finite (never produced from JSON input, but
 //! possible in arithmetic) is written as `null` / an empty field *.
 
+pub mod color;
 pub mod csv;
 pub mod json;
 pub mod raw;
@@ -62,6 +67,8 @@ pub struct RowWriter {
     columns: Vec<String>,
     /// For json: each column name already escaped and quoted, with its `:`.
     json_keys: Vec<String>,
+    /// Colour json rows, `select *` lines and tables ([`RowWriter::with_color`]).
+    color: bool,
 }
 
 impl RowWriter {
@@ -75,7 +82,26 @@ impl RowWriter {
             format,
             columns: columns.to_vec(),
             json_keys,
+            color: false,
         }
+    }
+
+    /// Colour the output when `color` (decided for stdout by [`crate::config`]) and the
+    /// format is for people: json and table. csv, tsv and raw are for programs and never
+    /// coloured.
+    pub fn with_color(mut self, color: bool) -> RowWriter {
+        self.color = color && matches!(self.format, Format::Json | Format::Table);
+        self
+    }
+
+    /// A whole input line (`select *`), unchanged but for colour, with a newline.
+    pub fn line(&self, line: &[u8], out: &mut Vec<u8>) {
+        if self.color {
+            color::json(line, out);
+        } else {
+            out.extend_from_slice(line);
+        }
+        out.push(b'\n');
     }
 
     /// The header line, if the format has one (csv and tsv).
@@ -90,6 +116,12 @@ impl RowWriter {
     /// One row (`row.len()` equals the number of columns).
     pub fn row(&self, row: &[Value<'_>], out: &mut Vec<u8>) {
         match self.format {
+            Format::Json if self.color => {
+                let mut plain = Vec::new();
+                json::row(&self.json_keys, row, &mut plain);
+                color::json(plain.strip_suffix(b"\n").unwrap_or(&plain), out);
+                out.push(b'\n');
+            }
             Format::Json => json::row(&self.json_keys, row, out),
             Format::Csv => csv::row(row, b',', out),
             Format::Tsv => csv::row(row, b'\t', out),
@@ -97,22 +129,22 @@ impl RowWriter {
             // Table rows are rendered together; a lone row is rendered as a table of one.
             Format::Table => {
                 let owned: Vec<Vec<Value<'_>>> = vec![row.to_vec()];
-                out.extend_from_slice(table::render(&self.columns, &owned).as_bytes());
+                let table = table::render(&self.columns, &owned, self.color);
+                out.extend_from_slice(table.as_bytes());
             }
         }
     }
-}
 
-/// Write every row in `format`: the header (if any) and the rows.
-pub fn write_all(format: Format, columns: &[String], rows: &[Vec<Value<'_>>], out: &mut Vec<u8>) {
-    if format == Format::Table {
-        out.extend_from_slice(table::render(columns, rows).as_bytes());
-        return;
-    }
-    let writer = RowWriter::new(format, columns);
-    writer.header(out);
-    for row in rows {
-        writer.row(row, out);
+    /// Write every row: the header (if any) and the rows.
+    pub fn write_all(&self, rows: &[Vec<Value<'_>>], out: &mut Vec<u8>) {
+        if self.format == Format::Table {
+            out.extend_from_slice(table::render(&self.columns, rows, self.color).as_bytes());
+            return;
+        }
+        self.header(out);
+        for row in rows {
+            self.row(row, out);
+        }
     }
 }
 
@@ -209,7 +241,7 @@ mod tests {
         ];
         let run = |f| {
             let mut out = Vec::new();
-            write_all(f, &columns, &rows, &mut out);
+            RowWriter::new(f, &columns).write_all(&rows, &mut out);
             String::from_utf8(out).unwrap()
         };
         assert_eq!(
@@ -224,5 +256,32 @@ mod tests {
             "   a  b c\n----  ----\n   1  x\nnull  true\n"
         );
         assert!(Format::Json.streams() && !Format::Table.streams());
+    }
+
+    #[test]
+    fn colour_only_for_json_and_table() {
+        let columns = vec!["a".to_string(), "b".to_string()];
+        let rows = vec![vec![Value::RawNumber("1".into()), Value::Null]];
+        let run = |f, color| {
+            let writer = RowWriter::new(f, &columns).with_color(color);
+            let mut out = Vec::new();
+            writer.write_all(&rows, &mut out);
+            writer.line(br#"{"x":"y"}"#, &mut out);
+            out
+        };
+        for f in [
+            Format::Json,
+            Format::Table,
+            Format::Csv,
+            Format::Tsv,
+            Format::Raw,
+        ] {
+            let plain = run(f, false);
+            assert!(!plain.contains(&0x1b), "{f:?}");
+            let colored = run(f, true);
+            let want_color = matches!(f, Format::Json | Format::Table);
+            assert_eq!(colored.contains(&0x1b), want_color, "{f:?}");
+            assert_eq!(color::strip(&colored), plain, "{f:?}");
+        }
     }
 }
