@@ -83,6 +83,8 @@ pub struct Config {
     pub progress_after: Duration,
     /// Whether stderr may be coloured (terminal, `NO_COLOR` unset or empty, `TERM` not dumb).
     pub color: bool,
+    /// `--follow` (`None`: read the inputs once).
+    pub follow: Option<crate::follow::Follow>,
 }
 
 impl Config {
@@ -123,6 +125,11 @@ impl Config {
             progress: env.stderr_tty && smart && !args.no_progress,
             progress_after,
             color,
+            follow: args.follow.then(|| crate::follow::Follow {
+                every: args.every.unwrap_or(crate::follow::EVERY),
+                terminal: env.stdout_tty,
+                format_given: args.output.is_some(),
+            }),
         })
     }
 }

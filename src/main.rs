@@ -9,6 +9,7 @@ mod cli;
 mod config;
 mod driver;
 mod exit;
+mod follow;
 mod input;
 mod messages;
 mod output;
@@ -36,6 +37,9 @@ fn run(args: cli::Args) -> Result<(), Failure> {
     let config = config::Config::new(args, &config::Env::probe()).map_err(Failure::usage)?;
     let plan =
         ndq_query::Plan::compile(&config.query).map_err(|e| Failure::usage(e.to_string()))?;
+    if let Some(follow) = &config.follow {
+        return follow::run(&config, follow, &plan);
+    }
     let inputs = driver::Inputs::open(&config.inputs)?;
     let opts = driver::RunOptions {
         threads: config.threads,

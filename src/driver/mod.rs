@@ -39,6 +39,7 @@
 //! line reported is the same with any number of threads and any chunk size.
 
 pub mod chunk;
+pub mod live;
 pub mod prefilter;
 pub mod progress;
 pub mod step;
@@ -241,18 +242,7 @@ pub fn run(
     match mode {
         Mode::Collect => {
             let acc = drove.acc.unwrap_or_else(|| plan.accumulator());
-            let rows = plan.finish(acc);
-            if plan.lines() {
-                // `select * ... order by`: each row is a whole line, written unchanged.
-                for value in rows.iter().flatten() {
-                    if let Value::RawJson(text) = value {
-                        tail.extend_from_slice(text.as_bytes());
-                        tail.push(b'\n');
-                    }
-                }
-            } else {
-                output::write_all(format, plan.columns(), &rows, &mut tail);
-            }
+            write_collected(plan, format, acc, &mut tail);
         }
         Mode::Table => output::write_all(format, plan.columns(), &drove.table, &mut tail),
         Mode::Lines | Mode::Stream => {}
@@ -260,6 +250,22 @@ pub fn run(
     out.write_all(&tail)?;
     out.flush()?;
     Ok(drove.stats)
+}
+
+/// A collecting query's rows: `plan.finish(acc)`, written in `format` to `out`.
+fn write_collected(plan: &Plan, format: Format, acc: Accumulator, out: &mut Vec<u8>) {
+    let rows = plan.finish(acc);
+    if plan.lines() {
+        // `select * ... order by`: each row is a whole line, written unchanged.
+        for value in rows.iter().flatten() {
+            if let Value::RawJson(text) = value {
+                out.extend_from_slice(text.as_bytes());
+                out.push(b'\n');
+            }
+        }
+    } else {
+        output::write_all(format, plan.columns(), &rows, out);
+    }
 }
 
 /// How results come out.
