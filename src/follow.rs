@@ -121,25 +121,21 @@ pub fn run(config: &Config, follow: &Follow, plan: &Plan) -> Result<(), Failure>
         let mut screen = Screen::new(live_table);
         let mut next_draw = Instant::now();
         loop {
-            let mut read = false;
-            let mut said = false;
-            let mut done = false;
-            for tail in &mut tails {
-                let polled = tail.poll(feed, &stop)?;
-                read |= polled.read;
-                said |= polled.said;
-                if polled.done {
-                    done = true;
-                    break;
-                }
-            }
+            let (read, said, done) = poll_all(&mut tails, feed, &stop)?;
             if said {
                 // A message on stderr went below the frame: the next one starts after it.
                 screen.lines = 0;
             }
             feed.out().flush()?;
-            let stopped = stop.load(Ordering::Relaxed);
-            if done || stopped {
+            if done {
+                break;
+            }
+            if stop.load(Ordering::Relaxed) {
+                // What was written before the stop counts, unless the stop came while a
+                // file was being caught up with (Ctrl-C on a long first read).
+                if !tails.iter().any(|t| t.cut_short) {
+                    poll_all(&mut tails, feed, &AtomicBool::new(false))?;
+                }
                 break;
             }
             if live_table && Instant::now() >= next_draw && (feed.changed() || screen.first) {
@@ -177,6 +173,25 @@ pub fn run(config: &Config, follow: &Follow, plan: &Plan) -> Result<(), Failure>
         messages::message(format_args!("{}", stats.line()));
     }
     Ok(())
+}
+
+/// Look at every file in turn: whether any was read, any message said, and whether the query
+/// wants no more.
+fn poll_all(
+    tails: &mut [Tail],
+    feed: &mut dyn Feed,
+    stop: &AtomicBool,
+) -> anyhow::Result<(bool, bool, bool)> {
+    let (mut read, mut said) = (false, false);
+    for tail in tails {
+        let polled = tail.poll(feed, stop)?;
+        read |= polled.read;
+        said |= polled.said;
+        if polled.done {
+            return Ok((read, said, true));
+        }
+    }
+    Ok((read, said, false))
 }
 
 /// Why `--follow` cannot follow these inputs (usage errors), if it cannot.
@@ -237,6 +252,8 @@ struct Tail {
     line: u64,
     /// What the name last pointed at, when that was reported (each state is said once).
     said: Option<String>,
+    /// A stop came between two blocks of one read, with more of the file left.
+    cut_short: bool,
 }
 
 fn identity(meta: &Metadata) -> (u64, u64) {
@@ -256,6 +273,7 @@ impl Tail {
             pending: Vec::new(),
             line: 1,
             said: None,
+            cut_short: false,
         };
         match File::open(path) {
             Ok(file) => {
@@ -366,7 +384,13 @@ impl Tail {
             self.pending.clear();
         }
         let mut buf = Vec::new();
-        while self.pos < len && !stop.load(Ordering::Relaxed) {
+        let mut blocks = 0;
+        while self.pos < len {
+            if stop.load(Ordering::Relaxed) {
+                self.cut_short = blocks > 0;
+                break;
+            }
+            blocks += 1;
             let want = (len - self.pos).min(BLOCK as u64) as usize;
             buf.clear();
             buf.append(&mut self.pending);

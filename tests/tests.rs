@@ -3,5 +3,6 @@
 mod bench;
 mod cli;
 mod docs;
+mod follow;
 mod golden;
 mod util;
