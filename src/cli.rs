@@ -13,6 +13,7 @@ Examples:
   ndq 'select count(*) where Elapsed > 200' logs/app.ndjson
   ndq 'select @l, count(*), avg(Elapsed) group by @l' logs/
   ndq 'where StatusCode >= 500 limit 10' app.ndjson.zst
+  ndq -f 'select @l, count(*) group by @l' app.ndjson     (a live table until Ctrl-C)
   kubectl logs my-pod | ndq -o csv \"select @t, Message where @l = 'Error'\"
   n=$(ndq -o raw 'select count(*)' app.ndjson)
 

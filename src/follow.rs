@@ -138,10 +138,12 @@ pub fn run(config: &Config, follow: &Follow, plan: &Plan) -> Result<(), Failure>
                 }
                 break;
             }
-            if live_table && Instant::now() >= next_draw && (feed.changed() || screen.first) {
-                let mut frame = Vec::new();
-                feed.rows_so_far(&mut frame);
-                screen.draw(feed.out(), &frame)?;
+            if live_table && Instant::now() >= next_draw {
+                if feed.changed() || screen.first {
+                    let mut frame = Vec::new();
+                    feed.rows_so_far(&mut frame);
+                    screen.draw(feed.out(), &frame)?;
+                }
                 next_draw = Instant::now() + follow.every;
             }
             if !read {
