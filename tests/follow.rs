@@ -314,3 +314,38 @@ fn follow_redraws_a_live_table_on_a_terminal() {
         "and shown at the end: {drawn:?}"
     );
 }
+
+/// Several files: each one's rows in its own order, every row once.
+#[test]
+fn follow_keeps_each_files_order_across_several_files() {
+    let f = Fixture::new();
+    let a = f.write("a.log", line(1, true));
+    let b = f.write("b.log", line(1001, true));
+    let child = spawn(
+        &f,
+        &[
+            "-f",
+            "-o",
+            "json",
+            "select n",
+            a.to_str().unwrap(),
+            b.to_str().unwrap(),
+        ],
+    );
+    for n in 2..=40 {
+        append(&a, &line(n, true));
+        append(&b, &line(1000 + n, true));
+    }
+    let out = f.path("out.txt");
+    let got = wait_for(
+        "80 rows",
+        || text(&out),
+        |o| o.ends_with('\n') && o.lines().count() >= 80,
+    );
+    assert_eq!(stop(child, "-INT"), Some(0));
+    let got = numbers(&got);
+    let from_a: Vec<u32> = got.iter().copied().filter(|&n| n < 1000).collect();
+    let from_b: Vec<u32> = got.iter().copied().filter(|&n| n > 1000).collect();
+    assert_eq!(from_a, (1..=40).collect::<Vec<_>>());
+    assert_eq!(from_b, (1001..=1040).collect::<Vec<_>>());
+}
