@@ -12,6 +12,8 @@
 //! no stats line): the caller reports `stats.malformed` / `stats.first_bad`. A `--strict` bad
 //! line is an error ([`StrictError`]) after the output of the lines before it.
 //!
+//! `--follow` feeds the same evaluation block by block instead ([`live`]).
+//!
 //! # How a run goes
 //!
 //! ```text
