@@ -100,7 +100,7 @@ pub fn run(config: &Config, follow: &Follow, plan: &Plan) -> Result<(), Failure>
     }
     let mut tails = Vec::new();
     for (index, path) in config.inputs.iter().enumerate() {
-        tails.push(Tail::open(index, path)?);
+        tails.push(Tail::open(index, config.inputs.len(), path)?);
     }
     let opts = RunOptions {
         threads: config.threads,
@@ -243,7 +243,13 @@ struct Polled {
 struct Tail {
     path: PathBuf,
     name: String,
+    /// The input index bad lines are ordered by: the file's place among the files given, in
+    /// its first content; each new start (rotation, truncation) takes the next round of
+    /// indexes, so the first bad line reported is the first one read, and its line number
+    /// counts from the start of that content.
     index: usize,
+    /// How many files are followed.
+    files: usize,
     /// The open file and its identity (device, inode).
     file: Option<(File, (u64, u64))>,
     /// Bytes of the open file read so far.
@@ -264,12 +270,13 @@ fn identity(meta: &Metadata) -> (u64, u64) {
 
 impl Tail {
     /// Open `path` if it exists (it is waited for otherwise, said once).
-    fn open(index: usize, path: &Path) -> anyhow::Result<Tail> {
+    fn open(index: usize, files: usize, path: &Path) -> anyhow::Result<Tail> {
         let name = path.display().to_string();
         let mut tail = Tail {
             path: path.to_path_buf(),
             name,
             index,
+            files,
             file: None,
             pos: 0,
             pending: Vec::new(),
@@ -288,6 +295,13 @@ impl Tail {
             Err(e) => return Err(anyhow::Error::new(e).context(tail.name.clone())),
         }
         Ok(tail)
+    }
+
+    /// The open file is read from its start, as new content.
+    fn restart(&mut self) {
+        self.pos = 0;
+        self.line = 1;
+        self.index += self.files;
     }
 
     /// Say `what` about this file on stderr, unless it was the last thing said about it.
@@ -341,8 +355,9 @@ impl Tail {
                 polled.said |= self.say(what);
                 self.said = None;
                 self.file = Some((file, identity(&meta)));
-                self.pos = 0;
-                self.line = 1;
+                if current.is_some() {
+                    self.restart();
+                }
                 polled.read = true;
             }
             Ok(meta) if meta.is_dir() => {
@@ -381,8 +396,7 @@ impl Tail {
         if len < self.pos {
             polled.said |= self.say("truncated; reading it from its start");
             self.said = None;
-            self.pos = 0;
-            self.line = 1;
+            self.restart();
             self.pending.clear();
         }
         let mut buf = Vec::new();

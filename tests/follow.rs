@@ -104,7 +104,7 @@ fn numbers(out: &str) -> Vec<u32> {
 fn follow_writes_every_appended_line_once_across_rotation_and_truncation() {
     let f = Fixture::new();
     let log = f.path("app.log");
-    append(&log, &(line(1, true) + &line(2, false)));
+    append(&log, &(line(1, true) + &line(2, false) + "not json\n"));
     let child = spawn(
         &f,
         &[
@@ -152,7 +152,7 @@ fn follow_writes_every_appended_line_once_across_rotation_and_truncation() {
     std::fs::rename(&log, f.path("app.log.1")).unwrap();
     append(
         &log,
-        &(line(200, true) + &line(201, false) + &line(202, true)),
+        &("[]\n".to_string() + &line(200, true) + &line(201, false) + &line(202, true)),
     );
     want.extend([200, 202]);
     assert_eq!(numbers(&seen(&want)), want);
@@ -177,6 +177,11 @@ fn follow_writes_every_appended_line_once_across_rotation_and_truncation() {
     assert_eq!(numbers(&text(&out)), want, "nothing more after the stop");
     let err = text(&err);
     assert!(err.contains("app.log: replaced by a new file"), "{err}");
+    // Line numbers count from the start of each content; the first bad line is the first read.
+    assert!(
+        err.contains("2 malformed lines skipped (first at ") && err.contains("app.log:3: "),
+        "{err}"
+    );
 }
 
 #[test]
