@@ -584,6 +584,40 @@ mod tests {
     }
 
     #[test]
+    fn follow_settings_come_from_the_flags_and_stdout() {
+        use clap::Parser as _;
+        let config = |args: &[&str], tty: bool| {
+            let args = crate::cli::Args::try_parse_from(args).unwrap();
+            let env = crate::config::Env {
+                stdout_tty: tty,
+                cores: 2,
+                ..Default::default()
+            };
+            Config::new(args, &env).unwrap().follow
+        };
+        assert_eq!(config(&["ndq", "q", "a"], true), None);
+        assert_eq!(
+            config(&["ndq", "-f", "q", "a"], true),
+            Some(Follow {
+                every: EVERY,
+                terminal: true,
+                format_given: false
+            })
+        );
+        assert_eq!(
+            config(
+                &["ndq", "--follow", "--every", "500ms", "-o", "csv", "q", "a"],
+                false
+            ),
+            Some(Follow {
+                every: Duration::from_millis(500),
+                terminal: false,
+                format_given: true
+            })
+        );
+    }
+
+    #[test]
     fn follow_refuses_what_is_not_a_growing_file() {
         assert!(refusals(&[])[0].contains("standard input"));
         assert!(refusals(&["-".into()])[0].contains("standard input"));

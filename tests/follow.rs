@@ -354,3 +354,57 @@ fn follow_keeps_each_files_order_across_several_files() {
     assert_eq!(from_a, (1..=40).collect::<Vec<_>>());
     assert_eq!(from_b, (1001..=1040).collect::<Vec<_>>());
 }
+
+/// The followed name deleted, then a directory, then a file again: each said on stderr (the
+/// directory once, however long it stays), and the new file's rows come out.
+#[test]
+fn follow_waits_out_a_deleted_file_and_a_directory_in_its_place() {
+    let f = Fixture::new();
+    let log = f.write("app.log", line(1, true));
+    let child = spawn(&f, &["-f", "-o", "json", "select n", log.to_str().unwrap()]);
+    let (out, err) = (f.path("out.txt"), f.path("err.txt"));
+    wait_for("the first row", || text(&out), |o| o.ends_with('\n'));
+    std::fs::remove_file(&log).unwrap();
+    wait_for(
+        "the removal",
+        || text(&err),
+        |e| e.contains("app.log: removed"),
+    );
+    std::fs::create_dir(&log).unwrap();
+    wait_for(
+        "the directory",
+        || text(&err),
+        |e| e.contains("is now a directory"),
+    );
+    std::fs::remove_dir(&log).unwrap();
+    append(&log, &line(2, true));
+    wait_for(
+        "the new file's row",
+        || text(&out),
+        |o| o.lines().count() == 2,
+    );
+    assert_eq!(stop(child, "-TERM"), Some(0));
+    assert_eq!(numbers(&text(&out)), [1, 2]);
+    let err = text(&err);
+    assert_eq!(err.matches("is now a directory").count(), 1, "{err}");
+}
+
+/// Writing the results fails (a full disk): a clear error and exit 1, not a loop.
+#[test]
+fn follow_stops_with_an_error_when_the_output_cannot_be_written() {
+    let Ok(full) = OpenOptions::new().write(true).open("/dev/full") else {
+        eprintln!("skipped: no /dev/full");
+        return;
+    };
+    let f = Fixture::new();
+    let log = f.write("app.log", line(1, true));
+    let out = Command::new(env!("CARGO_BIN_EXE_ndq"))
+        .args(["-f", "-o", "json", "select n", log.to_str().unwrap()])
+        .stdin(Stdio::null())
+        .stdout(full)
+        .output()
+        .expect("ndq runs");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("writing the results: No space left"), "{err}");
+}
