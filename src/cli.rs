@@ -13,6 +13,7 @@ Examples:
   ndq 'select count(*) where Elapsed > 200' logs/app.ndjson
   ndq 'select @l, count(*), avg(Elapsed) group by @l' logs/
   ndq 'where StatusCode >= 500 limit 10' app.ndjson.zst
+  ndq -f 'select @l, count(*) group by @l' app.ndjson     (a live table until Ctrl-C)
   kubectl logs my-pod | ndq -o csv \"select @t, Message where @l = 'Error'\"
   n=$(ndq -o raw 'select count(*)' app.ndjson)
 
@@ -101,6 +102,22 @@ pub struct Args {
     /// It is shown only on a terminal (stderr) and only for runs long enough to matter.
     #[arg(long)]
     pub no_progress: bool,
+
+    /// Keep reading the files as they grow, like `tail -F`, until stopped (Ctrl-C, SIGTERM).
+    ///
+    /// Matching rows are written as their lines arrive. An aggregation (or `order by`) is
+    /// redrawn in place on a terminal (see --every), and written once when ndq is stopped
+    /// otherwise. A file renamed away and created again, or truncated, is read from its new
+    /// start; a file that does not exist yet is waited for. Plain files only: not standard
+    /// input, a directory, or a .gz/.zst file.
+    #[arg(short = 'f', long)]
+    pub follow: bool,
+
+    /// With --follow on a terminal: how often an aggregation's table is redrawn, e.g. 500ms,
+    /// 2s, 1m [default: 1s].
+    #[arg(long, value_name = "DURATION", value_parser = crate::follow::parse_duration,
+          requires = "follow")]
+    pub every: Option<std::time::Duration>,
 
     /// Pin the JSON scanner (for tests, benchmarks and bug reports).
     #[arg(long, value_enum, value_name = "SCANNER", hide = true)]

@@ -92,6 +92,8 @@ pub struct Config {
     pub color_stderr: bool,
     /// `--tz`, `--time-field`, `--since`, `--until`, and the time `now()` gives.
     pub time: TimeOptions,
+    /// `--follow` (`None`: read the inputs once).
+    pub follow: Option<crate::follow::Follow>,
 }
 
 impl Config {
@@ -132,6 +134,11 @@ impl Config {
             color_stdout: color(args.color, env.stdout_tty, env),
             color_stderr: color(args.color, env.stderr_tty, env),
             time,
+            follow: args.follow.then(|| crate::follow::Follow {
+                every: args.every.unwrap_or(crate::follow::EVERY),
+                terminal: env.stdout_tty,
+                format_given: args.output.is_some(),
+            }),
         })
     }
 }

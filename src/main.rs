@@ -9,6 +9,7 @@ mod cli;
 mod config;
 mod driver;
 mod exit;
+mod follow;
 mod input;
 mod messages;
 mod output;
@@ -37,6 +38,9 @@ fn run(args: cli::Args) -> Result<(), Failure> {
     messages::set_color(config.color_stderr);
     let plan = ndq_query::Plan::compile_with(&config.query, &config.time)
         .map_err(|e| Failure::usage(e.to_string()))?;
+    if let Some(follow) = &config.follow {
+        return follow::run(&config, follow, &plan);
+    }
     let inputs = driver::Inputs::open(&config.inputs)?;
     let opts = driver::RunOptions {
         threads: config.threads,

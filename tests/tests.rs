@@ -4,5 +4,6 @@ mod bench;
 mod cli;
 mod color;
 mod docs;
+mod follow;
 mod golden;
 mod util;

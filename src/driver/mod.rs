@@ -12,6 +12,8 @@
 //! no stats line): the caller reports `stats.malformed` / `stats.first_bad`. A `--strict` bad
 //! line is an error ([`StrictError`]) after the output of the lines before it.
 //!
+//! `--follow` feeds the same evaluation block by block instead ([`live`]).
+//!
 //! # How a run goes
 //!
 //! ```text
@@ -39,6 +41,7 @@
 //! line reported is the same with any number of threads and any chunk size.
 
 pub mod chunk;
+pub mod live;
 pub mod prefilter;
 pub mod progress;
 pub mod step;
@@ -240,17 +243,7 @@ pub fn run(
     match mode {
         Mode::Collect => {
             let acc = drove.acc.unwrap_or_else(|| plan.accumulator());
-            let rows = plan.finish(acc);
-            if plan.lines() {
-                // `select * ... order by`: each row is a whole line, written unchanged.
-                for value in rows.iter().flatten() {
-                    if let Value::RawJson(text) = value {
-                        writer.line(text.as_bytes(), &mut tail);
-                    }
-                }
-            } else {
-                writer.write_all(&rows, &mut tail);
-            }
+            write_collected(plan, &writer, acc, &mut tail);
         }
         Mode::Table => writer.write_all(&drove.table, &mut tail),
         Mode::Lines | Mode::Stream => {}
@@ -258,6 +251,21 @@ pub fn run(
     out.write_all(&tail)?;
     out.flush()?;
     Ok(drove.stats)
+}
+
+/// A collecting query's rows: `plan.finish(acc)`, written in `format` to `out`.
+fn write_collected(plan: &Plan, writer: &RowWriter, acc: Accumulator, out: &mut Vec<u8>) {
+    let rows = plan.finish(acc);
+    if plan.lines() {
+        // `select * ... order by`: each row is a whole line, written unchanged.
+        for value in rows.iter().flatten() {
+            if let Value::RawJson(text) = value {
+                writer.line(text.as_bytes(), out);
+            }
+        }
+    } else {
+        writer.write_all(&rows, out);
+    }
 }
 
 /// How results come out.

@@ -36,12 +36,12 @@ use crate::plan::Plan;
 use crate::value::{Num, Val, Value, encode_key, parse_number, positive_zero, total_cmp};
 
 /// Partial results of a [`Kind::Collect`](crate::plan::Kind::Collect) query over some lines; mergeable.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct Accumulator {
     inner: Inner,
 }
 
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 enum Inner {
     /// `Accumulator::default()`: merges as the identity; finishes like a fresh accumulator.
     #[default]
@@ -52,13 +52,13 @@ enum Inner {
     Distinct(Distinct),
 }
 
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 struct Groups {
     map: HashMap<Box<[u8]>, usize>,
     groups: Vec<Group>,
 }
 
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 struct Group {
     keys: Vec<Val<'static>>,
     states: Vec<AggState>,
@@ -69,7 +69,7 @@ struct Group {
 /// written with the largest scale of any input (`1.50 + 1.50` is `3.00`), or, when that would
 /// take more digits than a Decimal holds, with as many decimals as fit (rounded half to
 /// even); a total beyond a Decimal's range, or with floats in it, is a float.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 struct SumState {
     dec: DecimalSum,
     scale: u32,
@@ -116,7 +116,7 @@ impl SumState {
     }
 }
 
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 enum AggState {
     Count(u64),
     Sum(SumState),
@@ -232,7 +232,7 @@ fn keep_best(best: &mut Option<Val<'static>>, v: &Val<'_>, want: std::cmp::Order
     }
 }
 
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 struct Kept {
     keys: Vec<Val<'static>>,
     seq: u64,
@@ -271,7 +271,7 @@ impl Ord for Kept {
     }
 }
 
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 struct Rows {
     /// Without a limit every row; with one, the best `cap` (top = worst kept).
     heap: BinaryHeap<Kept>,

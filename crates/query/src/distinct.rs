@@ -24,7 +24,7 @@ use crate::plan::Plan;
 use crate::value::{Val, Value, encode_key};
 
 /// The distinct rows seen so far, in order of first appearance.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub(crate) struct Distinct {
     /// Encoded combination → its index in `rows`.
     seen: HashMap<Box<[u8]>, usize>,

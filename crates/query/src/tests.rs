@@ -1618,6 +1618,47 @@ fn accumulate_reports_matches() {
     );
 }
 
+/// A running accumulator can be shown at any point (its clone finished) and go on merging:
+/// what it finishes to at the end is what one pass over every line gives.
+#[test]
+fn a_finished_clone_leaves_the_running_accumulator_as_it_was() {
+    for query in [
+        "select g, count(*), sum(n), avg(n), min(n), percentile(n, 50), count_distinct(n) \
+         group by g order by g",
+        "select n order by n desc limit 2",
+        "select distinct g",
+    ] {
+        let plan = Plan::compile(query).unwrap();
+        let lines = [
+            r#"{"g":"a","n":1}"#,
+            r#"{"g":"b","n":2.5}"#,
+            r#"{"g":"a","n":3}"#,
+            r#"{"g":"c","n":4}"#,
+        ];
+        let docs: Vec<serde_json::Value> = lines
+            .iter()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        let mut w = plan.worker();
+        let one_pass = |docs: &[serde_json::Value], w: &mut crate::Worker<'_>| {
+            let mut acc = plan.accumulator();
+            for d in docs {
+                w.accumulate(d, &mut acc);
+            }
+            plan.finish(acc)
+        };
+        let mut running = plan.accumulator();
+        for (i, d) in docs.iter().enumerate() {
+            let mut batch = plan.accumulator();
+            w.accumulate(d, &mut batch);
+            running.merge(batch);
+            let so_far = plan.finish(running.clone());
+            assert_eq!(so_far, one_pass(&docs[..=i], &mut w), "{query} after {i}");
+        }
+        assert_eq!(plan.finish(running), one_pass(&docs, &mut w), "{query}");
+    }
+}
+
 q!(
     like_in_is_bind_tighter_than_not_and_or,
     "select not a like 'x%' and b in (1) or a is null",

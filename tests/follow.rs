@@ -1,0 +1,410 @@
+//! `ndq --follow`: files read as they grow, rotated, truncated; totals on a stop; the live
+//! table on a terminal. Every wait polls for what is expected with a generous timeout (no
+//! sleep is an assertion, no timing is checked).
+
+use std::fs::OpenOptions;
+use std::io::Write as _;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::util::{Fixture, ndq};
+
+/// How long a wait may take before the test fails (a loaded machine is slow, not wrong).
+const PATIENCE: Duration = Duration::from_secs(20);
+
+/// Poll `read` until `done` holds of what it returns; fail with `what` and the last value.
+fn wait_for<T: std::fmt::Debug>(
+    what: &str,
+    mut read: impl FnMut() -> T,
+    done: impl Fn(&T) -> bool,
+) -> T {
+    let start = Instant::now();
+    loop {
+        let value = read();
+        if done(&value) {
+            return value;
+        }
+        assert!(
+            start.elapsed() < PATIENCE,
+            "waited for {what}; last saw {value:?}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn text(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_default()
+}
+
+fn append(path: &Path, data: &str) {
+    let mut f = OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .expect("open for append");
+    f.write_all(data.as_bytes()).expect("append");
+}
+
+/// A line of the input: `n`, kept (matching `where keep`) or not.
+fn line(n: u32, keep: bool) -> String {
+    format!("{{\"n\":{n},\"keep\":{keep}}}\n")
+}
+
+/// `ndq` with `args`, stdout and stderr to files in `f`.
+fn spawn(f: &Fixture, args: &[&str]) -> Child {
+    let out = std::fs::File::create(f.path("out.txt")).unwrap();
+    let err = std::fs::File::create(f.path("err.txt")).unwrap();
+    Command::new(env!("CARGO_BIN_EXE_ndq"))
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(out)
+        .stderr(err)
+        .spawn()
+        .expect("ndq starts")
+}
+
+fn signal(child: &Child, name: &str) {
+    let ok = Command::new("kill")
+        .args([name, &child.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(ok.success());
+}
+
+/// Stop `child` with `name` and wait for it; its exit status code.
+fn stop(mut child: Child, name: &str) -> Option<i32> {
+    signal(&child, name);
+    let start = Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status.code();
+        }
+        if start.elapsed() > PATIENCE {
+            let _ = child.kill();
+            panic!("ndq did not stop on {name}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// The `n` of each JSON row written so far.
+fn numbers(out: &str) -> Vec<u32> {
+    out.lines()
+        .map(|l| {
+            l.strip_prefix("{\"n\":")
+                .and_then(|r| r.strip_suffix('}'))
+                .and_then(|n| n.parse().ok())
+                .unwrap_or_else(|| panic!("a row: {l:?}"))
+        })
+        .collect()
+}
+
+#[test]
+fn follow_writes_every_appended_line_once_across_rotation_and_truncation() {
+    let f = Fixture::new();
+    let log = f.path("app.log");
+    append(&log, &(line(1, true) + &line(2, false) + "not json\n"));
+    let child = spawn(
+        &f,
+        &[
+            "--follow",
+            "-o",
+            "json",
+            "select n where keep",
+            log.to_str().unwrap(),
+        ],
+    );
+    let out = f.path("out.txt");
+    let err = f.path("err.txt");
+    let mut want = vec![1];
+    let seen = |want: &[u32]| {
+        let want = want.to_vec();
+        wait_for(
+            &format!("rows {want:?}"),
+            || text(&out),
+            move |o| o.ends_with('\n') && numbers(o).len() >= want.len(),
+        )
+    };
+    assert_eq!(numbers(&seen(&want)), want);
+    // Bursts of appends, one of them a line written in two parts.
+    let mut n = 3;
+    for burst in 0..5 {
+        let mut data = String::new();
+        for k in 0..20 {
+            let keep = (n + k) % 3 != 0;
+            data.push_str(&line(n + k, keep));
+            if keep {
+                want.push(n + k);
+            }
+        }
+        n += 20;
+        if burst == 2 {
+            let (head, tail) = data.split_at(data.len() - 5);
+            append(&log, head);
+            append(&log, tail);
+        } else {
+            append(&log, &data);
+        }
+        assert_eq!(numbers(&seen(&want)), want);
+    }
+    // Rotated as logrotate does: renamed away, a new file by the same name.
+    std::fs::rename(&log, f.path("app.log.1")).unwrap();
+    append(
+        &log,
+        &("[]\n".to_string() + &line(200, true) + &line(201, false) + &line(202, true)),
+    );
+    want.extend([200, 202]);
+    assert_eq!(numbers(&seen(&want)), want);
+    append(&log, &line(203, true));
+    want.push(203);
+    assert_eq!(numbers(&seen(&want)), want);
+    // Truncated in place (copytruncate): read again from its start.
+    OpenOptions::new()
+        .write(true)
+        .truncate(true)
+        .open(&log)
+        .unwrap();
+    wait_for(
+        "the truncation is noticed",
+        || text(&err),
+        |e| e.contains("truncated"),
+    );
+    append(&log, &(line(300, true) + &line(301, true)));
+    want.extend([300, 301]);
+    assert_eq!(numbers(&seen(&want)), want);
+    assert_eq!(stop(child, "-TERM"), Some(0), "{}", text(&err));
+    assert_eq!(numbers(&text(&out)), want, "nothing more after the stop");
+    let err = text(&err);
+    assert!(err.contains("app.log: replaced by a new file"), "{err}");
+    // Line numbers count from the start of each content; the first bad line is the first read.
+    assert!(
+        err.contains("2 malformed lines skipped (first at ") && err.contains("app.log:3: "),
+        "{err}"
+    );
+}
+
+#[test]
+fn follow_waits_for_a_file_and_writes_aggregate_totals_when_terminated() {
+    let f = Fixture::new();
+    let log = f.path("later.log");
+    let child = spawn(
+        &f,
+        &[
+            "--follow",
+            "select keep, count(*), sum(n) group by keep order by keep",
+            log.to_str().unwrap(),
+        ],
+    );
+    let err = f.path("err.txt");
+    wait_for(
+        "the wait to be said",
+        || text(&err),
+        |e| e.contains("does not exist yet"),
+    );
+    let mut data = String::new();
+    for n in 1..=10 {
+        data.push_str(&line(n, n % 2 == 0));
+    }
+    append(&log, &data);
+    wait_for(
+        "the file to be seen",
+        || text(&err),
+        |e| e.contains("appeared"),
+    );
+    append(&log, &(line(100, true) + "{\"n\":1000,\"keep\":"));
+    assert_eq!(stop(child, "-TERM"), Some(0), "{}", text(&err));
+    // Everything written before the stop, but not the line without its newline.
+    assert_eq!(
+        text(&f.path("out.txt")),
+        "{\"keep\":false,\"count(*)\":5,\"sum(n)\":25}\n\
+         {\"keep\":true,\"count(*)\":6,\"sum(n)\":130}\n"
+    );
+}
+
+#[test]
+fn follow_refuses_what_cannot_grow_before_reading() {
+    let f = Fixture::new();
+    let gz = f.write("a.ndjson.gz", b"");
+    let dir = f.path("d");
+    std::fs::create_dir(&dir).unwrap();
+    let log = f.write("a.log", line(1, true));
+    for (args, says) in [
+        (vec!["-f", "select n"], "standard input"),
+        (vec!["-f", "select n", "-"], "standard input"),
+        (vec!["-f", "select n", gz.to_str().unwrap()], "compressed"),
+        (vec!["-f", "select n", dir.to_str().unwrap()], "directory"),
+        (
+            vec!["-f", "-o", "table", "select n", log.to_str().unwrap()],
+            "-o json",
+        ),
+        (vec!["-f", "select n wher", log.to_str().unwrap()], "wher"),
+        (
+            vec!["--every", "2s", "select n", log.to_str().unwrap()],
+            "--follow",
+        ),
+        (
+            vec!["-f", "--every", "0s", "select n", log.to_str().unwrap()],
+            "more than zero",
+        ),
+    ] {
+        let run = ndq(&args).run();
+        run.status(2).stderr_has(says).stdout_is("");
+    }
+}
+
+/// In a pseudo-terminal (util-linux `script`), an aggregation is drawn as a table and
+/// redrawn with the new totals after appends; Ctrl-C (SIGINT) leaves the final table and the
+/// cursor shown. Skipped where `script` is missing.
+#[test]
+fn follow_redraws_a_live_table_on_a_terminal() {
+    if Command::new("script").arg("--version").output().is_err() {
+        eprintln!("skipped: no script(1) to run ndq in a pseudo-terminal");
+        return;
+    }
+    let f = Fixture::new();
+    let log = f.write("app.log", "{\"l\":\"alpha\"}\n".repeat(3));
+    let pid = f.path("pid");
+    let line = format!(
+        "echo $$ > '{}'; exec '{}' -f --color never --every 100ms 'select l, count(*) group by l' '{}'",
+        pid.display(),
+        env!("CARGO_BIN_EXE_ndq"),
+        log.display()
+    );
+    let transcript = f.path("tty.txt");
+    let mut script = Command::new("script")
+        .args(["-qefc", &line, "/dev/null"])
+        .env("TERM", "xterm")
+        .stdin(Stdio::null())
+        .stdout(std::fs::File::create(&transcript).unwrap())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("script runs");
+    let row = |name: &'static str, count: &'static str| {
+        move |t: &String| {
+            t.lines()
+                .any(|l| l.split_whitespace().collect::<Vec<_>>() == [name, count])
+        }
+    };
+    wait_for("the first table", || text(&transcript), row("alpha", "3"));
+    append(&log, &"{\"l\":\"beta\"}\n".repeat(2));
+    append(&log, "{\"l\":\"alpha\"}\n");
+    wait_for("the new totals", || text(&transcript), row("beta", "2"));
+    wait_for("the new totals", || text(&transcript), row("alpha", "4"));
+    let ndq_pid = wait_for("the pid", || text(&pid), |p| p.ends_with('\n'));
+    let ok = Command::new("kill")
+        .args(["-INT", ndq_pid.trim()])
+        .status()
+        .unwrap();
+    assert!(ok.success());
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = script.try_wait().unwrap() {
+            break status;
+        }
+        if start.elapsed() > PATIENCE {
+            let _ = script.kill();
+            panic!("ndq did not stop on SIGINT: {:?}", text(&transcript));
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let drawn = text(&transcript);
+    assert_eq!(status.code(), Some(0), "{drawn:?}");
+    assert!(
+        drawn.contains("\x1b[?25l"),
+        "the cursor is hidden while drawing: {drawn:?}"
+    );
+    assert!(
+        drawn.ends_with("\x1b[?25h"),
+        "and shown at the end: {drawn:?}"
+    );
+}
+
+/// Several files: each one's rows in its own order, every row once.
+#[test]
+fn follow_keeps_each_files_order_across_several_files() {
+    let f = Fixture::new();
+    let a = f.write("a.log", line(1, true));
+    let b = f.write("b.log", line(1001, true));
+    let child = spawn(
+        &f,
+        &[
+            "-f",
+            "-o",
+            "json",
+            "select n",
+            a.to_str().unwrap(),
+            b.to_str().unwrap(),
+        ],
+    );
+    for n in 2..=40 {
+        append(&a, &line(n, true));
+        append(&b, &line(1000 + n, true));
+    }
+    let out = f.path("out.txt");
+    let got = wait_for(
+        "80 rows",
+        || text(&out),
+        |o| o.ends_with('\n') && o.lines().count() >= 80,
+    );
+    assert_eq!(stop(child, "-INT"), Some(0));
+    let got = numbers(&got);
+    let from_a: Vec<u32> = got.iter().copied().filter(|&n| n < 1000).collect();
+    let from_b: Vec<u32> = got.iter().copied().filter(|&n| n > 1000).collect();
+    assert_eq!(from_a, (1..=40).collect::<Vec<_>>());
+    assert_eq!(from_b, (1001..=1040).collect::<Vec<_>>());
+}
+
+/// The followed name deleted, then a directory, then a file again: each said on stderr (the
+/// directory once, however long it stays), and the new file's rows come out.
+#[test]
+fn follow_waits_out_a_deleted_file_and_a_directory_in_its_place() {
+    let f = Fixture::new();
+    let log = f.write("app.log", line(1, true));
+    let child = spawn(&f, &["-f", "-o", "json", "select n", log.to_str().unwrap()]);
+    let (out, err) = (f.path("out.txt"), f.path("err.txt"));
+    wait_for("the first row", || text(&out), |o| o.ends_with('\n'));
+    std::fs::remove_file(&log).unwrap();
+    wait_for(
+        "the removal",
+        || text(&err),
+        |e| e.contains("app.log: removed"),
+    );
+    std::fs::create_dir(&log).unwrap();
+    wait_for(
+        "the directory",
+        || text(&err),
+        |e| e.contains("is now a directory"),
+    );
+    std::fs::remove_dir(&log).unwrap();
+    append(&log, &line(2, true));
+    wait_for(
+        "the new file's row",
+        || text(&out),
+        |o| o.lines().count() == 2,
+    );
+    assert_eq!(stop(child, "-TERM"), Some(0));
+    assert_eq!(numbers(&text(&out)), [1, 2]);
+    let err = text(&err);
+    assert_eq!(err.matches("is now a directory").count(), 1, "{err}");
+}
+
+/// Writing the results fails (a full disk): a clear error and exit 1, not a loop.
+#[test]
+fn follow_stops_with_an_error_when_the_output_cannot_be_written() {
+    let Ok(full) = OpenOptions::new().write(true).open("/dev/full") else {
+        eprintln!("skipped: no /dev/full");
+        return;
+    };
+    let f = Fixture::new();
+    let log = f.write("app.log", line(1, true));
+    let out = Command::new(env!("CARGO_BIN_EXE_ndq"))
+        .args(["-f", "-o", "json", "select n", log.to_str().unwrap()])
+        .stdin(Stdio::null())
+        .stdout(full)
+        .output()
+        .expect("ndq runs");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("writing the results: No space left"), "{err}");
+}
