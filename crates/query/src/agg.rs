@@ -128,7 +128,7 @@ enum AggState {
 impl AggState {
     fn new(f: AggFunc) -> AggState {
         match f {
-            AggFunc::Count => AggState::Count(0),
+            AggFunc::Count | AggFunc::CountIf => AggState::Count(0),
             AggFunc::Sum => AggState::Sum(SumState::default()),
             AggFunc::Avg => AggState::Avg(SumState::default()),
             AggFunc::Min => AggState::Min(None),
@@ -357,6 +357,7 @@ impl Plan {
                     let cx = Cx {
                         keys: &group.keys,
                         aggs: &aggs,
+                        ..Cx::default()
                     };
                     let row = self
                         .out
@@ -509,6 +510,11 @@ fn group_index<'a, D: Doc<'a>>(plan: &Plan, s: &mut Scratch, root: D, g: &mut Gr
 #[inline]
 fn fold_group<'a, D: Doc<'a>>(plan: &Plan, s: &mut Scratch, root: D, group: &mut Group) {
     for (state, spec) in group.states.iter_mut().zip(&plan.aggs) {
+        if let Some(filter) = &spec.filter
+            && !matches!(eval(filter, root, Cx::default(), s), Val::Bool(true))
+        {
+            continue;
+        }
         match (&spec.arg, state) {
             // What `update` does for `count(*)`, here so that the commonest aggregate is not
             // a call (`update` is not inlined): 0.5% of `count(*)`'s instructions.

@@ -56,6 +56,22 @@ pub trait Doc<'a>: Copy {
     }
     /// Element `i`; `None` when out of range or when this is not an array.
     fn index(self, i: usize) -> Option<Self::Node>;
+    /// Pass the elements of this array to `f` in order, until `f` returns `false`; `false`
+    /// when this is not an array. (The default walks [`Doc::index`]; documents that can
+    /// walk their elements in one pass do.)
+    fn each_element(self, mut f: impl FnMut(Self::Node) -> bool) -> bool {
+        if !matches!(self.shape(), Shape::Array) {
+            return false;
+        }
+        let mut i = 0;
+        while let Some(n) = self.index(i) {
+            if !f(n) {
+                break;
+            }
+            i += 1;
+        }
+        true
+    }
     /// What this value is.
     fn shape(self) -> Shape<'a>;
     /// The text of this value if it is a number ([`Shape::Number`]): what a sum reads, without
@@ -89,6 +105,17 @@ impl<'a> Doc<'a> for ndq_scan::Value<'a> {
             ndq_scan::Value::Array(a) => a.get(i),
             _ => None,
         }
+    }
+    fn each_element(self, mut f: impl FnMut(Self) -> bool) -> bool {
+        let ndq_scan::Value::Array(a) = self else {
+            return false;
+        };
+        for n in a.iter() {
+            if !f(n) {
+                break;
+            }
+        }
+        true
     }
     fn shape(self) -> Shape<'a> {
         match self {
@@ -189,6 +216,17 @@ impl<'a> Doc<'a> for &'a serde_json::Value {
     }
     fn index(self, i: usize) -> Option<Self> {
         self.as_array()?.get(i)
+    }
+    fn each_element(self, mut f: impl FnMut(Self) -> bool) -> bool {
+        let Some(a) = self.as_array() else {
+            return false;
+        };
+        for n in a {
+            if !f(n) {
+                break;
+            }
+        }
+        true
     }
     fn shape(self) -> Shape<'a> {
         match self {

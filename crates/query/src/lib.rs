@@ -131,6 +131,7 @@
 #![cfg_attr(not(test), warn(clippy::unwrap_used))]
 
 mod agg;
+mod array;
 mod doc;
 mod dsum;
 mod error;
