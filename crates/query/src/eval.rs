@@ -18,9 +18,9 @@ use ndq_scan::decimal_parts;
 use rust_decimal::Decimal;
 use rust_decimal::prelude::ToPrimitive;
 
+use crate::array::{Membership, Quantifier};
 use crate::doc::{Doc, Shape};
 use crate::func::{self, Like};
-use crate::array::{Membership, Quantifier};
 use crate::ir::{Ex, Path, Pattern, Quant};
 use crate::parse::{BinOp, Seg};
 use crate::plan::Plan;
@@ -109,8 +109,9 @@ fn member<'x, 'a: 'x, D: Doc<'a>>(
 ) -> Option<bool> {
     let mut m = Membership::default();
     let is_array = match array {
-        Ex::Path(path) => resolve(root, path)
-            .is_some_and(|n| n.each_element(|e| m.see(compare(x, &node_val(e))))),
+        Ex::Path(path) => {
+            resolve(root, path).is_some_and(|n| n.each_element(|e| m.see(compare(x, &node_val(e)))))
+        }
         other => match eval(other, root, cx, s) {
             Val::Json(true, raw) => serde_json::from_str::<serde_json::Value>(&raw)
                 .is_ok_and(|v| v.each_element(|e| m.see(compare(x, &node_val(e))))),

@@ -651,17 +651,17 @@ impl<'q> Parser<'q> {
                         negated,
                     }
                 } else {
-                self.expect(Tok::LParen, Expect::ListOpen)?;
-                let mut list = vec![self.expr()?];
-                while self.eat(&Tok::Comma) {
-                    list.push(self.expr()?);
-                }
-                self.expect(Tok::RParen, Expect::CloseParen)?;
-                ExprKind::In {
-                    expr: Box::new(lhs),
-                    list,
-                    negated,
-                }
+                    self.expect(Tok::LParen, Expect::ListOpen)?;
+                    let mut list = vec![self.expr()?];
+                    while self.eat(&Tok::Comma) {
+                        list.push(self.expr()?);
+                    }
+                    self.expect(Tok::RParen, Expect::CloseParen)?;
+                    ExprKind::In {
+                        expr: Box::new(lhs),
+                        list,
+                        negated,
+                    }
                 }
             } else {
                 return Ok(lhs);
@@ -869,7 +869,8 @@ impl<'q> Parser<'q> {
                     return Ok(None);
                 }
                 self.bump();
-                self.path(t.start, vec![Seg::Key(word.to_owned())]).map(Some)
+                self.path(t.start, vec![Seg::Key(word.to_owned())])
+                    .map(Some)
             }
             _ => Ok(None),
         }

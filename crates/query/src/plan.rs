@@ -16,10 +16,10 @@
 use regex::Regex;
 use rust_decimal::Decimal;
 
+use crate::array;
 use crate::doc::Scanned;
 use crate::error::{ErrorKind, QueryError};
 use crate::func::{self, AggFunc, FuncName, Like};
-use crate::array;
 use crate::ir::{AggSpec, Ex, Path, Pattern, Quant};
 use crate::parse::{self, BinOp, Expr, ExprKind, Query, Seg};
 use crate::prefilter::{self, Prefilter};
