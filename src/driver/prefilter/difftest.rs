@@ -58,6 +58,18 @@ const OWN: &[&str] = &[
     "select Message where Properties.Cart[0].Qty >= 5 and contains(Message, 'orders')",
     "select count(*) where ThreadId < 10 or @l = 'Error'",
     "select @l, count(*) where StatusCode in (500, 503, '500') group by @l",
+    "select count(*) where 'beta' in Properties.Tags",
+    "select Properties.Tags where 'beta' not in Properties.Tags",
+    "select @t where Properties.Tags[?] = 'beta' and 'mobile' in Properties.Tags",
+    "select Properties.Tags where Properties.Tags[*] = 'beta'",
+    "select count(*) where Properties.Tags[?] like 'eu-%' or Properties.Tags[*] like 'b%'",
+    "select count(*) where Properties.Tags[?] in ('canary', 'internal')",
+    "select Properties.Cart where Properties.Cart[?].Qty > 3",
+    "select count(*) where 3 < Properties.Cart[?].Qty and Properties.Cart[*].Price >= 10",
+    "select count(*) where Properties.Cart[?].Sku = 'SKU-35597'",
+    "select count(*) where Properties.User.Roles[?] = 'writer' or Properties.Cart[*].Qty is not null",
+    "select RequestPath, count(*) filter (where StatusCode >= 500) * 100 / count(*) as err where RequestPath like '/api/%' group by RequestPath order by err desc limit 10",
+    "select count_if(Properties.Tags[?] = 'beta'), sum(Elapsed) filter (where 'beta' in Properties.Tags) where Elapsed > 100",
 ];
 
 /// The text of the Rust string literals in `src` (normal and raw; char literals and line
