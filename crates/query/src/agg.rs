@@ -49,9 +49,13 @@ enum Inner {
     Rows(Rows),
 }
 
+/// The hash of the group and distinct-value tables: foldhash's (seeded per table, so a
+/// crafted input cannot aim at one), many times faster than std's SipHash on short keys.
+type Hash = foldhash::fast::RandomState;
+
 #[derive(Debug, Default)]
 struct Groups {
-    map: HashMap<Box<[u8]>, usize>,
+    map: HashMap<Box<[u8]>, usize, Hash>,
     groups: Vec<Group>,
 }
 
@@ -122,7 +126,7 @@ enum AggState {
     Max(Option<Val<'static>>),
     /// Every number, with its input text where writing the number would spell it otherwise.
     Pct(Vec<(Num, Option<Box<str>>)>),
-    Distinct(HashSet<Box<[u8]>>),
+    Distinct(HashSet<Box<[u8]>, Hash>),
 }
 
 impl AggState {
@@ -134,7 +138,7 @@ impl AggState {
             AggFunc::Min => AggState::Min(None),
             AggFunc::Max => AggState::Max(None),
             AggFunc::Percentile => AggState::Pct(Vec::new()),
-            AggFunc::CountDistinct => AggState::Distinct(HashSet::new()),
+            AggFunc::CountDistinct => AggState::Distinct(HashSet::default()),
         }
     }
 
@@ -343,45 +347,64 @@ impl Plan {
             }
             Inner::Groups(g) => {
                 let mut scratch = Default::default();
-                let mut out: Vec<Kept> = Vec::with_capacity(g.groups.len());
                 let ordered = !self.order.is_empty();
                 let d = if ordered { self.dirs } else { 0 };
-                for (seq, group) in g.groups.into_iter().enumerate() {
-                    let mut group = group;
-                    let aggs: Vec<Val<'static>> = group
+                let mut groups = g.groups;
+                // Each group's aggregates and sort keys first; rows only for the groups kept
+                // (with `limit k`, the first k, chosen without sorting the others).
+                let mut aggs: Vec<Vec<Val<'static>>> = Vec::with_capacity(groups.len());
+                let mut out: Vec<Kept> = Vec::with_capacity(groups.len());
+                for (seq, group) in groups.iter_mut().enumerate() {
+                    let done: Vec<Val<'static>> = group
                         .states
                         .iter_mut()
                         .zip(&self.aggs)
                         .map(|(s, spec)| s.finish(spec))
                         .collect();
-                    let cx = Cx {
-                        keys: &group.keys,
-                        aggs: &aggs,
-                        ..Cx::default()
-                    };
-                    let row = self
-                        .out
-                        .iter()
-                        .map(|ex| eval(ex, NoDoc, cx, &mut scratch).into_output())
-                        .collect();
                     let keys = if ordered {
+                        let cx = Cx {
+                            keys: &group.keys,
+                            aggs: &done,
+                            ..Cx::default()
+                        };
                         self.order
                             .iter()
                             .map(|(ex, _)| eval(ex, NoDoc, cx, &mut scratch).into_owned())
                             .collect()
                     } else {
-                        group.keys.clone()
+                        std::mem::take(&mut group.keys)
                     };
+                    aggs.push(done);
                     out.push(Kept {
                         keys,
                         seq: seq as u64,
-                        row,
+                        row: Vec::new(),
                         dirs: d,
                     });
                 }
+                // `Kept` is totally ordered (the sequence breaks ties), so the first `limit`
+                // after a selection, sorted, are the first `limit` of a whole sort.
+                if limit < out.len() {
+                    if let Some(last) = limit.checked_sub(1) {
+                        out.select_nth_unstable(last);
+                    }
+                    out.truncate(limit);
+                }
                 out.sort();
-                out.truncate(limit);
-                out.into_iter().map(|k| k.row).collect()
+                out.iter()
+                    .map(|k| {
+                        let i = k.seq as usize;
+                        let cx = Cx {
+                            keys: if ordered { &groups[i].keys } else { &k.keys },
+                            aggs: &aggs[i],
+                            ..Cx::default()
+                        };
+                        self.out
+                            .iter()
+                            .map(|ex| eval(ex, NoDoc, cx, &mut scratch).into_output())
+                            .collect()
+                    })
+                    .collect()
             }
         }
     }
@@ -394,20 +417,29 @@ impl Accumulator {
             (_, Inner::Empty) => {}
             (Inner::Empty, later) => self.inner = later,
             (Inner::Groups(a), Inner::Groups(b)) => {
-                let mut buf = Vec::new();
-                for group in b.groups {
-                    buf.clear();
-                    for k in &group.keys {
-                        encode_key(k, &mut buf);
+                // `later`'s encoded keys, by group: moved into `self`'s map, not made again.
+                let mut encoded: Vec<Option<Box<[u8]>>> = vec![None; b.groups.len()];
+                for (key, i) in b.map {
+                    if let Some(slot) = encoded.get_mut(i) {
+                        *slot = Some(key);
                     }
-                    match a.map.get(buf.as_slice()) {
+                }
+                for (group, key) in b.groups.into_iter().zip(encoded) {
+                    let key = key.unwrap_or_else(|| {
+                        let mut buf = Vec::new();
+                        for k in &group.keys {
+                            encode_key(k, &mut buf);
+                        }
+                        buf.into()
+                    });
+                    match a.map.get(&key) {
                         Some(&i) => {
                             for (s, t) in a.groups[i].states.iter_mut().zip(group.states) {
                                 s.merge(t);
                             }
                         }
                         None => {
-                            a.map.insert(buf.as_slice().into(), a.groups.len());
+                            a.map.insert(key, a.groups.len());
                             a.groups.push(group);
                         }
                     }

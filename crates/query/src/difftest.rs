@@ -509,6 +509,14 @@ proptest! {
             let cut: Vec<&str> = full.split(';').filter(|r| !r.is_empty()).take(k).collect();
             prop_assert_eq!(top, cut.join(";"));
         }
+
+        // The same for groups: the first k chosen among all groups equal the sort cut to k.
+        let full = both(&format!("select g, count(*) where {where_} group by g order by count(*) desc"), &lines);
+        for k in [0usize, 1, 2] {
+            let top = both(&format!("select g, count(*) where {where_} group by g order by count(*) desc limit {k}"), &lines);
+            let cut: Vec<&str> = full.split(';').filter(|r| !r.is_empty()).take(k).collect();
+            prop_assert_eq!(top, cut.join(";"));
+        }
     }
 }
 

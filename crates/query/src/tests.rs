@@ -1091,6 +1091,31 @@ q!(
     "2|2"
 );
 q!(
+    group_limit_keeps_the_first_rows_of_the_order,
+    "select k, count(*) group by k order by count(*) desc limit 2",
+    [
+        r#"{"k":"a"}"#,
+        r#"{"k":"b"}"#,
+        r#"{"k":"c"}"#,
+        r#"{"k":"c"}"#,
+        r#"{"k":"b"}"#,
+        r#"{"k":"d"}"#
+    ],
+    "b|2;c|2"
+);
+q!(
+    group_limit_without_order_by_keeps_the_first_keys,
+    "select k group by k limit 2",
+    [r#"{"k":"c"}"#, r#"{"k":"a"}"#, r#"{"k":"b"}"#, r#"{}"#],
+    "a;b"
+);
+q!(
+    group_limit_zero_keeps_nothing,
+    "select k, count(*) group by k order by k limit 0",
+    [r#"{"k":"c"}"#, r#"{"k":"a"}"#],
+    ""
+);
+q!(
     escaped_group_keys_one_group,
     "select s, count(*) group by s",
     [r#"{"s":"é"}"#, r#"{"s":"\u00e9"}"#],
