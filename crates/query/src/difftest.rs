@@ -266,22 +266,29 @@ fn ref_like(s: &str, pat: &str, ci: bool) -> bool {
     regex::Regex::new(&re).unwrap().is_match(&s)
 }
 
-/// A leaf's path, with the leaf rebuilt on another path.
-fn leaf_on(c: &Cond) -> Option<(&'static str, Box<dyn Fn(&'static str) -> Cond + '_>)> {
-    Some(match c {
-        Cond::Cmp(p, op, l) => (*p, Box::new(move |q| Cond::Cmp(q, op, l.clone()))),
-        Cond::IsNull(p, n) => (*p, Box::new(move |q| Cond::IsNull(q, *n))),
-        Cond::Like(p, pat, ci) => (*p, Box::new(move |q| Cond::Like(q, pat.clone(), *ci))),
-        Cond::In(p, list, n) => (*p, Box::new(move |q| Cond::In(q, list.clone(), *n))),
-        _ => return None,
-    })
+/// A leaf's path.
+fn path_of(c: &Cond) -> Option<&'static str> {
+    match c {
+        Cond::Cmp(p, ..) | Cond::IsNull(p, _) | Cond::Like(p, ..) | Cond::In(p, ..) => Some(p),
+        _ => None,
+    }
+}
+
+/// Leaf `c` on path `q` instead of its own.
+fn on_path(c: &Cond, q: &'static str) -> Cond {
+    match c {
+        Cond::Cmp(_, op, l) => Cond::Cmp(q, op, l.clone()),
+        Cond::IsNull(_, n) => Cond::IsNull(q, *n),
+        Cond::Like(_, pat, ci) => Cond::Like(q, pat.clone(), *ci),
+        Cond::In(_, list, n) => Cond::In(q, list.clone(), *n),
+        other => other.clone(),
+    }
 }
 
 /// A leaf on a wildcard path: the leaf on each element (as the property `@e` of a document
 /// of its own), true for some (`[?]`) or every (`[*]`) element; false when not an array.
 fn ref_wild(c: &Cond, doc: &J) -> Option<bool> {
-    let (path, on) = leaf_on(c)?;
-    let (array, every, rest) = match path {
+    let (array, every, rest) = match path_of(c)? {
         "w[?]" => ("w", false, None),
         "w[*]" => ("w", true, None),
         "v[?].q" => ("v", false, Some("q")),
@@ -291,7 +298,7 @@ fn ref_wild(c: &Cond, doc: &J) -> Option<bool> {
     let Some(J::Array(items)) = doc.get(array) else {
         return Some(false);
     };
-    let leaf = on("@e");
+    let leaf = on_path(c, "@e");
     let mut held = items.iter().map(|e| {
         let v = match rest {
             Some(k) => e.get(k).cloned().unwrap_or(J::Null),
