@@ -864,7 +864,7 @@ impl<'q> Parser<'q> {
                 let word = self.text(&t);
                 let lower = word.to_ascii_lowercase();
                 if RESERVED.contains(&lower.as_str())
-                    || ["null", "true", "false"].contains(&lower.as_str())
+                    || ["null", "true", "false", "not"].contains(&lower.as_str())
                 {
                     return Ok(None);
                 }
