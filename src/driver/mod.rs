@@ -44,7 +44,7 @@ pub mod progress;
 pub mod step;
 
 use std::fs::File;
-use std::io::{self, Write};
+use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::marker::PhantomData;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -361,10 +361,29 @@ where
         done_before: 0,
         streamed: 0,
     };
-    for (index, input) in inputs.list.iter().enumerate() {
-        if d.input(index, input)? == Flow::Done {
+    let list = &inputs.list;
+    let mut index = 0;
+    while index < list.len() {
+        // A run of small regular files is one batch of work.
+        let mut end = index;
+        let mut bytes = 0;
+        while end < list.len() && bytes < SMALL_BATCH {
+            match (&list[end].source, list[end].len) {
+                (Source::Mapped(_), Some(len)) if len <= SMALL_FILE => bytes += len,
+                _ => break,
+            }
+            end += 1;
+        }
+        let flow = if end > index {
+            d.small_files(index, &list[index..end])?
+        } else {
+            end = index + 1;
+            d.input(index, &list[index])?
+        };
+        if flow == Flow::Done {
             break;
         }
+        index = end;
     }
     d.progress.finish();
     let mut drove = d.drove;
@@ -564,31 +583,85 @@ where
             .unwrap_or_else(|| (data.len() / (threads * 8)).clamp(64 << 10, 1 << 20));
         let chunks = chunk::split(data, target);
         let stop = AtomicUsize::new(usize::MAX);
-        let rows = self.remaining;
-        let strict = self.opts.strict;
-        let filter = self.facts.filter;
-        let make = self.make;
-        let steps = &self.steps;
+        let work = self.work();
         let outs: Vec<ChunkOut> = self.pool.install(|| {
             chunks
                 .par_iter()
                 .enumerate()
-                .map(|(i, c)| {
-                    let limits = Limits {
-                        rows,
-                        strict,
-                        stop: &stop,
-                        index: i,
+                .map(|(i, c)| work.scan(c, i, &stop))
+                .collect()
+        });
+        self.absorb(outs, index, name, line)
+    }
+
+    /// A run of small regular files (each at most [`SMALL_FILE`] bytes), evaluated as one
+    /// stream of work: each file is read whole and evaluated by one pool task (in chunks of
+    /// `--chunk-size` when one is set), so the workers go from file to file without waiting
+    /// for each other; the outputs are then taken in file order. `first` is the index of
+    /// `files[0]` among the inputs.
+    fn small_files(&mut self, first: usize, files: &[Input]) -> anyhow::Result<Flow> {
+        let stop = AtomicUsize::new(usize::MAX);
+        let work = self.work();
+        let target = self.opts.chunk_size.unwrap_or(usize::MAX);
+        let outs: Vec<io::Result<Vec<ChunkOut>>> = self.pool.install(|| {
+            files
+                .par_iter()
+                .enumerate()
+                .map(|(i, input)| {
+                    let mut outs = Vec::new();
+                    if stop.load(Ordering::Relaxed) < i {
+                        return Ok(outs);
+                    }
+                    let Source::Mapped(file) = &input.source else {
+                        unreachable!("only regular files are read whole")
                     };
-                    let thread = rayon::current_thread_index().unwrap_or(0);
-                    let mut slot = steps[thread % steps.len()]
-                        .lock()
-                        .unwrap_or_else(|p| p.into_inner());
-                    let step = slot.get_or_insert_with(make);
-                    chunk::scan(step, c, &limits, filter)
+                    let data = read_whole(file)?;
+                    for c in chunk::split(strip_bom(&data), target) {
+                        outs.push(work.scan(c, i, &stop));
+                        // A chunk of this file that stopped (its rows reached, a strict bad
+                        // line) makes the rest of the file unnecessary too.
+                        if stop.load(Ordering::Relaxed) <= i {
+                            break;
+                        }
+                    }
+                    Ok(outs)
                 })
                 .collect()
         });
+        for (i, (input, outs)) in files.iter().zip(outs).enumerate() {
+            let outs = outs.with_context(|| input.name.clone())?;
+            let mut line = 1;
+            let flow = self.absorb(outs, first + i, &input.name, &mut line)?;
+            self.done_before += input.len.unwrap_or(0);
+            if flow == Flow::Done {
+                return Ok(Flow::Done);
+            }
+        }
+        self.progress.set(self.done_before);
+        Ok(Flow::More)
+    }
+
+    /// What a pool task needs to evaluate a chunk.
+    fn work(&self) -> Work<'_, S, F> {
+        Work {
+            rows: self.remaining,
+            strict: self.opts.strict,
+            filter: self.facts.filter,
+            make: self.make,
+            steps: &self.steps,
+        }
+    }
+
+    /// Take the outputs of a window's or a block's chunks, in order; `line` is the number of
+    /// the first chunk's first line, advanced past the last.
+    fn absorb(
+        &mut self,
+        outs: Vec<ChunkOut>,
+        index: usize,
+        name: &str,
+        line: &mut u64,
+    ) -> anyhow::Result<Flow> {
+        let strict = self.opts.strict;
         for mut out in outs {
             let stats = &mut self.drove.stats;
             stats.lines += out.lines;
@@ -674,6 +747,55 @@ where
 
 /// The file could not be mapped; read it as a stream instead.
 struct Fallback;
+
+/// What a pool task needs to evaluate one chunk (shared by the tasks of a block).
+struct Work<'w, S, F> {
+    rows: Option<u64>,
+    strict: bool,
+    filter: Option<&'w LineFilter<'w>>,
+    make: &'w F,
+    steps: &'w [Mutex<Option<S>>],
+}
+
+impl<S, F> Work<'_, S, F>
+where
+    S: LineStep + Send,
+    F: Fn() -> S + Sync,
+{
+    /// Evaluate chunk `c`, number `index` of its block, with this thread's step.
+    fn scan(&self, c: &[u8], index: usize, stop: &AtomicUsize) -> ChunkOut {
+        let limits = Limits {
+            rows: self.rows,
+            strict: self.strict,
+            stop,
+            index,
+        };
+        let thread = rayon::current_thread_index().unwrap_or(0);
+        let mut slot = self.steps[thread % self.steps.len()]
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        let step = slot.get_or_insert_with(self.make);
+        chunk::scan(step, c, &limits, self.filter)
+    }
+}
+
+/// Files up to this size are read whole and evaluated one per task, batched with their
+/// neighbours ([`Driver::small_files`]); larger ones are mapped in windows and split into
+/// chunks.
+const SMALL_FILE: u64 = 1 << 20;
+
+/// At most this many bytes of small files are read at once.
+const SMALL_BATCH: u64 = 16 << 20;
+
+/// The whole of a regular file, read from its start.
+fn read_whole(file: &File) -> io::Result<Vec<u8>> {
+    let mut f = file;
+    let len = f.metadata()?.len();
+    let mut data = Vec::with_capacity(len as usize + 1);
+    f.seek(SeekFrom::Start(0))?;
+    f.read_to_end(&mut data)?;
+    Ok(data)
+}
 
 /// Map `len` bytes of `file` from `offset`, read-only, with the huge-page advice.
 ///
