@@ -16,6 +16,12 @@
 //!
 //! ```text
 //! for each input, in order:
+//!     a run of small regular files (up to 1 MiB each, 16 MiB together) -> one batch: each
+//!                      file read whole and evaluated by one pool task, outputs taken in
+//!                      file order (Driver::small_files)
+//!     a run of compressed files, threads > 1 -> up to `threads` files decompressed and
+//!                      evaluated at once, each by its own reader and evaluator thread,
+//!                      outputs queued per file and taken in file order (Driver::compressed)
 //!     regular file  -> map it in windows of `opts.window` bytes, each cut after its last '\n'
 //!                      (a longer line widens the window); unmapped when done (by a pool
 //!                      worker, overlapping the next window's chunks), so resident memory
@@ -332,6 +338,9 @@ where
     let pool = pool(opts.threads.max(1))?;
     let total = inputs.sizes_known().then(|| inputs.total_bytes());
     let allowed = opts.progress && total.is_none_or(|t| t >= 16 << 20);
+    let steps: Vec<Mutex<Option<S>>> = (0..pool.current_num_threads())
+        .map(|_| Mutex::new(None))
+        .collect();
     let mut d = Driver {
         step: PhantomData,
         opts,
@@ -354,9 +363,7 @@ where
             0
         },
         drove: Drove::default(),
-        steps: (0..pool.current_num_threads())
-            .map(|_| Mutex::new(None))
-            .collect(),
+        steps: &steps,
         progress: Progress::new(allowed, opts.color, total, opts.progress_after),
         done_before: 0,
         streamed: 0,
@@ -374,7 +381,20 @@ where
             }
             end += 1;
         }
-        let flow = if end > index {
+        if end == index && opts.threads > 1 {
+            // A run of compressed files is decompressed several at once.
+            while end < list.len()
+                && matches!(list[end].source, Source::Stream { rewind: true, .. })
+            {
+                end += 1;
+            }
+            if end - index < 2 {
+                end = index;
+            }
+        }
+        let flow = if end > index && matches!(list[index].source, Source::Stream { .. }) {
+            d.compressed(index, &list[index..end])?
+        } else if end > index {
             d.small_files(index, &list[index..end])?
         } else {
             end = index + 1;
@@ -439,7 +459,7 @@ struct Driver<'r, S, F> {
     /// (the scanner's buffers and the line shapes it learned carry over from chunk to chunk
     /// and from window to window). Indexed by `rayon::current_thread_index()`; a thread runs
     /// one chunk at a time, so its lock is never contended.
-    steps: Vec<Mutex<Option<S>>>,
+    steps: &'r [Mutex<Option<S>>],
     progress: Progress,
     /// Input bytes of the inputs already finished (for the progress bar).
     done_before: u64,
@@ -448,7 +468,7 @@ struct Driver<'r, S, F> {
     streamed: u64,
 }
 
-impl<S, F> Driver<'_, S, F>
+impl<'r, S, F> Driver<'r, S, F>
 where
     S: LineStep + Send,
     F: Fn() -> S + Sync,
@@ -576,21 +596,7 @@ where
         name: &str,
         line: &mut u64,
     ) -> anyhow::Result<Flow> {
-        let threads = self.opts.threads.max(1);
-        let target = self
-            .opts
-            .chunk_size
-            .unwrap_or_else(|| (data.len() / (threads * 8)).clamp(64 << 10, 1 << 20));
-        let chunks = chunk::split(data, target);
-        let stop = AtomicUsize::new(usize::MAX);
-        let work = self.work();
-        let outs: Vec<ChunkOut> = self.pool.install(|| {
-            chunks
-                .par_iter()
-                .enumerate()
-                .map(|(i, c)| work.scan(c, i, &stop))
-                .collect()
-        });
+        let outs = self.work().block(data);
         self.absorb(outs, index, name, line)
     }
 
@@ -642,14 +648,99 @@ where
     }
 
     /// What a pool task needs to evaluate a chunk.
-    fn work(&self) -> Work<'_, S, F> {
+    fn work(&self) -> Work<'r, S, F> {
         Work {
             rows: self.remaining,
             strict: self.opts.strict,
             filter: self.facts.filter,
             make: self.make,
-            steps: &self.steps,
+            steps: self.steps,
+            pool: self.pool,
+            threads: self.opts.threads.max(1),
+            chunk_size: self.opts.chunk_size,
         }
+    }
+
+    /// A run of compressed files, several decompressed at once: `threads` evaluator threads
+    /// each take the next file, decompress it on its reader thread ([`Blocks`]) and evaluate
+    /// its blocks on the pool, queueing the chunk outputs; the outputs are taken here in file
+    /// order. A file ahead of the one being taken stops once it has queued [`AHEAD_OUTPUT`]
+    /// bytes of output (a collecting query queues one running aggregate per file).
+    fn compressed(&mut self, first: usize, files: &[Input]) -> anyhow::Result<Flow> {
+        let work = self.work();
+        let ahead = (self.opts.window / 4).max(1);
+        let collect = self.facts.mode == Mode::Collect;
+        let queues: Vec<Queue> = files.iter().map(|_| Queue::default()).collect();
+        let next = AtomicUsize::new(0);
+        std::thread::scope(|scope| {
+            for _ in 0..work.threads.min(files.len()) {
+                scope.spawn(|| {
+                    loop {
+                        let j = next.fetch_add(1, Ordering::Relaxed);
+                        let (Some(input), Some(queue)) = (files.get(j), queues.get(j)) else {
+                            return;
+                        };
+                        if queue.lock().cancelled {
+                            return;
+                        }
+                        let end = work.file(input, ahead, collect, queue);
+                        let mut q = queue.lock();
+                        q.end = Some(end);
+                        queue.changed.notify_all();
+                    }
+                });
+            }
+            let flow = self.take_queues(first, files, &queues);
+            for queue in &queues {
+                queue.lock().cancelled = true;
+                queue.changed.notify_all();
+            }
+            flow
+        })
+    }
+
+    /// The driver's side of [`Driver::compressed`]: every file's outputs, in order.
+    fn take_queues(
+        &mut self,
+        first: usize,
+        files: &[Input],
+        queues: &[Queue],
+    ) -> anyhow::Result<Flow> {
+        for (j, (input, queue)) in files.iter().zip(queues).enumerate() {
+            let mut line = 1;
+            loop {
+                let (outs, end) = {
+                    let mut q = queue.lock();
+                    while q.outs.is_empty() && q.end.is_none() {
+                        q = queue.changed.wait(q).unwrap_or_else(|p| p.into_inner());
+                    }
+                    q.bytes = 0;
+                    let outs: Vec<ChunkOut> = q.outs.drain(..).collect();
+                    queue.changed.notify_all();
+                    (
+                        outs,
+                        if outs_empty_end(&q) {
+                            q.end.take()
+                        } else {
+                            None
+                        },
+                    )
+                };
+                let flow = self.absorb(outs, first + j, &input.name, &mut line)?;
+                if flow == Flow::Done {
+                    return Ok(Flow::Done);
+                }
+                if let Some(end) = end {
+                    end.with_context(|| input.name.clone())?;
+                    break;
+                }
+            }
+            self.done_before += input.len.unwrap_or(0);
+            self.progress.set(self.done_before);
+            let w = &mut self.out;
+            self.progress.suspend(|| w.flush())?;
+        }
+        Ok(Flow::More)
     }
 
     /// Take the outputs of a window's or a block's chunks, in order; `line` is the number of
@@ -755,6 +846,66 @@ struct Work<'w, S, F> {
     filter: Option<&'w LineFilter<'w>>,
     make: &'w F,
     steps: &'w [Mutex<Option<S>>],
+    pool: &'w rayon::ThreadPool,
+    threads: usize,
+    chunk_size: Option<usize>,
+}
+
+/// Output bytes a compressed file evaluated ahead of its turn may queue before its
+/// evaluator waits.
+const AHEAD_OUTPUT: usize = 16 << 20;
+
+/// One compressed file's chunk outputs, from its evaluator thread to the driver.
+#[derive(Default)]
+struct Queue {
+    state: Mutex<Queued>,
+    changed: std::sync::Condvar,
+}
+
+#[derive(Default)]
+struct Queued {
+    outs: std::collections::VecDeque<ChunkOut>,
+    /// Output bytes in `outs`.
+    bytes: usize,
+    /// The file is done: read to its end, or stopped by an error (or early, when its rows
+    /// or a strict bad line make the rest unnecessary).
+    end: Option<io::Result<()>>,
+    /// The driver needs no more.
+    cancelled: bool,
+}
+
+impl Queue {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Queued> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+/// Whether the driver has every output before the file's end.
+fn outs_empty_end(q: &Queued) -> bool {
+    q.outs.is_empty() && q.end.is_some()
+}
+
+/// `later`'s counts and aggregate added to `into` (a collecting query's outputs, which
+/// carry no rows): as if the two chunks had been one.
+fn fold(into: &mut ChunkOut, mut later: ChunkOut) {
+    if into.first_bad.is_none()
+        && let Some((line, why)) = later.first_bad.take()
+    {
+        into.first_bad = Some((into.line_count + line, why));
+    }
+    into.hits += later.hits;
+    into.lines += later.lines;
+    into.skipped += later.skipped;
+    into.line_count += later.line_count;
+    into.bytes += later.bytes;
+    into.malformed += later.malformed;
+    into.rows += later.rows;
+    if let Some(acc) = later.acc.take() {
+        match &mut into.acc {
+            Some(total) => total.merge(acc),
+            none => *none = Some(acc),
+        }
+    }
 }
 
 impl<S, F> Work<'_, S, F>
@@ -776,6 +927,56 @@ where
             .unwrap_or_else(|p| p.into_inner());
         let step = slot.get_or_insert_with(self.make);
         chunk::scan(step, c, &limits, self.filter)
+    }
+
+    /// Evaluate one block on the pool, chunk by chunk.
+    fn block(&self, data: &[u8]) -> Vec<ChunkOut> {
+        let target = self
+            .chunk_size
+            .unwrap_or_else(|| (data.len() / (self.threads * 8)).clamp(64 << 10, 1 << 20));
+        let chunks = chunk::split(data, target);
+        let stop = AtomicUsize::new(usize::MAX);
+        self.pool.install(|| {
+            chunks
+                .par_iter()
+                .enumerate()
+                .map(|(i, c)| self.scan(c, i, &stop))
+                .collect()
+        })
+    }
+
+    /// An evaluator thread's work on one compressed file: its blocks evaluated and queued.
+    fn file(&self, input: &Input, ahead: usize, collect: bool, queue: &Queue) -> io::Result<()> {
+        let mut blocks = Blocks::start(input, ahead)?;
+        let mut first = true;
+        let mut rows = 0;
+        while let Some(block) = blocks.next_block() {
+            let block = block?;
+            let data = if first { strip_bom(&block) } else { &block };
+            first = false;
+            let outs = self.block(data);
+            let bad = outs.iter().any(|o| o.first_bad.is_some());
+            rows += outs.iter().map(|o| o.rows).sum::<u64>();
+            let mut q = queue.lock();
+            for out in outs {
+                q.bytes += out.buf.len() + out.table.len() * 64;
+                match q.outs.back_mut() {
+                    Some(last) if collect => fold(last, out),
+                    _ => q.outs.push_back(out),
+                }
+            }
+            queue.changed.notify_all();
+            if (bad && self.strict) || self.rows.is_some_and(|cap| rows >= cap) {
+                return Ok(());
+            }
+            while q.bytes > AHEAD_OUTPUT && !q.cancelled {
+                q = queue.changed.wait(q).unwrap_or_else(|p| p.into_inner());
+            }
+            if q.cancelled {
+                return Ok(());
+            }
+        }
+        Ok(())
     }
 }
 

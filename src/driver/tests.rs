@@ -657,7 +657,20 @@ fn tiny_files_and_compressed_inputs_give_the_bytes_of_the_plain_file() {
     let cut = data.len() / 3;
     let cut = cut + data[cut..].iter().position(|&b| b == b'\n').unwrap() + 1;
     let two = [gzip(&data[..cut]), gzip(&data[cut..])].concat();
+    // The sample in three compressed files, decompressed at once with two threads or more.
+    let third = data.len() * 2 / 3;
+    let third = third + data[third..].iter().position(|&b| b == b'\n').unwrap() + 1;
+    let parts = vec![
+        write(dir.path(), "p1.ndjson.gz", &gzip(&data[..cut])),
+        write(
+            dir.path(),
+            "p2.ndjson.zst",
+            &zstd::encode_all(&data[cut..third], 1).unwrap(),
+        ),
+        write(dir.path(), "p3.ndjson.gz", &gzip(&data[third..])),
+    ];
     let inputs = [
+        parts,
         vec![tiny],
         vec![write(dir.path(), "s.ndjson.gz", &gzip(&data))],
         vec![write(
@@ -707,5 +720,76 @@ fn tiny_files_and_compressed_inputs_give_the_bytes_of_the_plain_file() {
                 }
             }
         }
+    }
+}
+
+#[test]
+fn several_compressed_files_at_once_keep_order_limit_strict_and_name_a_truncated_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = lines();
+    let gzip = |bytes: &[u8]| {
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        gz.write_all(bytes).unwrap();
+        gz.finish().unwrap()
+    };
+    let (want, _, hits, bad, first) = expected(&data);
+    // Two members in the first file, then zstd, then gzip.
+    let cut = data.len() / 2;
+    let cut = cut + data[cut..].iter().position(|&b| b == b'\n').unwrap() + 1;
+    let two = [gzip(&data[..cut]), gzip(&data[cut..])].concat();
+    let paths = vec![
+        write(dir.path(), "1.ndjson.gz", &two),
+        write(
+            dir.path(),
+            "2.ndjson.zst",
+            &zstd::encode_all(&data[..], 1).unwrap(),
+        ),
+        write(dir.path(), "3.ndjson.gz", &gzip(&data)),
+    ];
+    for threads in [1, 2, 3] {
+        for chunk in [None, Some(1), Some(500)] {
+            for window in [1, 4096, WINDOW] {
+                let what = format!("threads {threads} chunk {chunk:?} window {window}");
+                let (drove, out) = fake_run(&paths, threads, chunk, window, None, false);
+                let s = drove.expect("runs").stats;
+                assert!(out == want.repeat(3), "{what}: output differs");
+                assert_eq!((s.hits, s.malformed), (3 * hits, 3 * bad), "{what}");
+                let first_bad = s.first_bad.expect("a bad line");
+                assert_eq!(first_bad.position.line, first, "{what}");
+                assert_eq!(first_bad.name, paths[0].display().to_string(), "{what}");
+
+                let (drove, out) = fake_run(&paths, threads, chunk, window, Some(5), false);
+                assert_eq!(drove.expect("runs").stats.rows, 5, "{what}");
+                let five: Vec<u8> = want
+                    .split_inclusive(|&b| b == b'\n')
+                    .take(5)
+                    .flatten()
+                    .copied()
+                    .collect();
+                assert_eq!(out, five, "{what}");
+
+                let (drove, _) = fake_run(&paths[1..], threads, chunk, window, None, true);
+                let err = drove.expect_err("strict fails");
+                assert!(
+                    err.to_string()
+                        .starts_with(&format!("{}:{first}: ", paths[1].display())),
+                    "{what}: {err}"
+                );
+            }
+        }
+    }
+    // A truncated file: the files before it are written whole, then an error names it.
+    let whole = gzip(&data);
+    let short = write(dir.path(), "4.ndjson.gz", &whole[..whole.len() / 2]);
+    for threads in [1, 2, 3] {
+        let inputs = [paths[2].clone(), short.clone(), paths[0].clone()];
+        let (drove, out) = fake_run(&inputs, threads, None, WINDOW, None, false);
+        let err = drove.expect_err("a truncated file fails");
+        let msg = format!("{err:#}");
+        assert!(
+            msg.starts_with(&short.display().to_string()),
+            "threads {threads}: {msg}"
+        );
+        assert!(out.starts_with(&want), "threads {threads}");
     }
 }
