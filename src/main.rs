@@ -10,6 +10,8 @@ mod config;
 mod driver;
 mod exit;
 mod input;
+mod keys;
+mod manual;
 mod messages;
 mod output;
 
@@ -32,7 +34,19 @@ fn main() -> ExitCode {
 }
 
 /// Resolve, compile, open, run, report.
-fn run(args: cli::Args) -> Result<(), Failure> {
+fn run(mut args: cli::Args) -> Result<(), Failure> {
+    match args.command.take() {
+        None => {}
+        Some(cli::Command::Keys(keys)) => {
+            let stdout = io::stdout();
+            let mut out = Output(stdout.lock());
+            return keys::main(keys, &config::Env::probe(), &mut out);
+        }
+        Some(cli::Command::Completions { shell }) => {
+            return manual::completions(shell, &mut io::stdout().lock());
+        }
+        Some(cli::Command::Man) => return manual::man(&mut io::stdout().lock()),
+    }
     let config = config::Config::new(args, &config::Env::probe()).map_err(Failure::usage)?;
     let plan =
         ndq_query::Plan::compile(&config.query).map_err(|e| Failure::usage(e.to_string()))?;

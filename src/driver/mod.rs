@@ -255,7 +255,7 @@ pub fn run(
             }
         }
         Mode::Table => output::write_all(format, plan.columns(), &drove.table, &mut tail),
-        Mode::Lines | Mode::Stream => {}
+        Mode::Lines | Mode::Stream | Mode::Parts => {}
     }
     out.write_all(&tail)?;
     out.flush()?;
@@ -273,6 +273,9 @@ pub enum Mode {
     Table,
     /// Aggregation or `order by`: accumulators merged, rows at the end.
     Collect,
+    /// Each chunk's own partial result ([`ChunkOut::part`]) folded in chunk order by the
+    /// step's [`LineStep::fold`] (`ndq keys`); `limit` counts the step's rows.
+    Parts,
 }
 
 impl Mode {
@@ -312,6 +315,8 @@ pub struct Drove {
     pub stats: Stats,
     /// The merged accumulator (collecting queries).
     pub acc: Option<Accumulator>,
+    /// The folded parts ([`Mode::Parts`]).
+    pub part: Option<Box<dyn std::any::Any + Send>>,
     /// The rows kept for `-o table`.
     pub table: Vec<Vec<Value<'static>>>,
 }
@@ -589,7 +594,7 @@ where
                 })
                 .collect()
         });
-        for mut out in outs {
+        for (mut out, data) in outs.into_iter().zip(chunks.iter().copied()) {
             let stats = &mut self.drove.stats;
             stats.lines += out.lines;
             stats.skipped += out.skipped;
@@ -607,7 +612,7 @@ where
             if let Some(bad) = &bad {
                 self.bad.record(out.malformed, bad.clone());
             }
-            let flow = self.emit(out)?;
+            let flow = self.emit(out, data)?;
             if let Some(bad) = bad
                 && strict
             {
@@ -620,8 +625,8 @@ where
         Ok(Flow::More)
     }
 
-    /// Take one chunk's output, in order.
-    fn emit(&mut self, mut out: ChunkOut) -> anyhow::Result<Flow> {
+    /// Take one chunk's output (of the chunk `data`), in order.
+    fn emit(&mut self, mut out: ChunkOut, data: &[u8]) -> anyhow::Result<Flow> {
         let mut rows = out.rows;
         if let Some(left) = self.remaining {
             rows = rows.min(left);
@@ -653,6 +658,23 @@ where
                 out.table.truncate(rows as usize);
                 out.table.drain(..skip as usize);
                 self.drove.table.append(&mut out.table);
+            }
+            Mode::Parts => {
+                if rows < out.rows {
+                    // `limit` ends inside this chunk, whose part covers rows past it: its
+                    // first `rows` rows are evaluated again, for a part of their own.
+                    let stop = AtomicUsize::new(usize::MAX);
+                    let limits = Limits {
+                        rows: Some(rows),
+                        strict: false,
+                        stop: &stop,
+                        index: 0,
+                    };
+                    out = chunk::scan(&mut (self.make)(), data, &limits, None);
+                }
+                if let Some(part) = out.part.take() {
+                    S::fold(&mut self.drove.part, part);
+                }
             }
             Mode::Collect => {
                 if let Some(acc) = out.acc.take() {
