@@ -4,4 +4,5 @@ mod bench;
 mod cli;
 mod docs;
 mod golden;
+mod keys;
 mod util;
