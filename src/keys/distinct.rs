@@ -18,6 +18,32 @@ pub const EXACT_LIMIT: usize = 10_000;
 const P: u32 = 12;
 const M: usize = 1 << P;
 
+/// One chunk's values of a path: their hashes, appended as they come (a hash set costs
+/// several times more per value), with a small direct-mapped cache that drops most repeats
+/// of the values that come back often. The run's [`Distinct`] takes them in
+/// [`Distinct::merge_hashes`].
+#[derive(Clone, Debug, Default)]
+pub struct Hashes {
+    /// The hashes, repeats possible.
+    pub list: Vec<u64>,
+    recent: Option<Box<[u64; RECENT]>>,
+}
+
+const RECENT: usize = 64;
+
+impl Hashes {
+    /// Add one value's hash.
+    #[inline]
+    pub fn push(&mut self, h: u64) {
+        let recent = self.recent.get_or_insert_with(|| Box::new([0; RECENT]));
+        let slot = &mut recent[(h as usize) % RECENT];
+        if *slot != h || h == 0 {
+            *slot = h;
+            self.list.push(h);
+        }
+    }
+}
+
 /// The distinct values seen so far.
 #[derive(Clone, Debug)]
 pub enum Distinct {
@@ -54,6 +80,13 @@ impl Distinct {
                 add(&mut regs, h);
             }
             *self = Distinct::Sketch(regs);
+        }
+    }
+
+    /// Fold a chunk's hashes in.
+    pub fn merge_hashes(&mut self, hashes: Hashes) {
+        for h in hashes.list {
+            self.insert(h);
         }
     }
 
@@ -124,11 +157,21 @@ pub fn hash(tag: u8, bytes: &[u8]) -> u64 {
         let w = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
         h = (h ^ w).wrapping_mul(K).rotate_left(29);
     }
-    let rest = chunks.remainder();
-    if !rest.is_empty() {
-        let mut b = [0u8; 8];
-        b[..rest.len()].copy_from_slice(rest);
-        h = (h ^ u64::from_le_bytes(b)).wrapping_mul(K).rotate_left(29);
+    // The last 1 to 7 bytes, read without a copy to the stack (whose store and reload
+    // cost as much as the rest of the hash): overlapping loads from the end.
+    let n = bytes.len();
+    let rest = chunks.remainder().len();
+    if rest > 0 {
+        let tail = if n >= 8 {
+            u64::from_le_bytes(bytes[n - 8..].try_into().unwrap_or_default())
+        } else if n >= 4 {
+            let lo = u32::from_le_bytes(bytes[..4].try_into().unwrap_or_default());
+            let hi = u32::from_le_bytes(bytes[n - 4..].try_into().unwrap_or_default());
+            u64::from(lo) | (u64::from(hi) << 32)
+        } else {
+            u64::from(bytes[0]) | (u64::from(bytes[n / 2]) << 8) | (u64::from(bytes[n - 1]) << 16)
+        };
+        h = (h ^ tail).wrapping_mul(K).rotate_left(29);
     }
     h ^= h >> 33;
     h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);

@@ -166,7 +166,11 @@ impl LineStep for KeysStep {
         };
         match total.as_mut().and_then(|t| t.downcast_mut::<Paths>()) {
             Some(t) => t.merge(*part),
-            None => *total = Some(part),
+            None => {
+                let mut first = Paths::default();
+                first.merge(*part);
+                *total = Some(Box::new(first));
+            }
         }
     }
 }

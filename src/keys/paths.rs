@@ -23,7 +23,7 @@ use std::borrow::Cow;
 
 use ndq_scan::{Object, Value};
 
-use super::distinct::{self, Distinct};
+use super::distinct::{self, Distinct, Hashes};
 
 /// The JSON types, in the order they are listed.
 pub const TYPES: [&str; 6] = ["null", "boolean", "number", "string", "array", "object"];
@@ -57,8 +57,10 @@ pub struct Node {
     pub lines: u64,
     /// Lines that have it with each type of [`TYPES`].
     pub types: [u64; 6],
-    /// The distinct scalar values that are not null.
+    /// The distinct scalar values that are not null (in the run's total).
     pub distinct: Distinct,
+    /// Their hashes as they come (in a chunk's part; folded into `distinct` by `merge`).
+    hashes: Hashes,
     /// Whether any scalar value that is not null was seen (else `distinct` means nothing).
     pub scalars: bool,
     /// The first scalar value that is not null, as its JSON text.
@@ -131,7 +133,7 @@ impl Paths {
             node.types[t] += 1;
         }
         if let Some((tag, text)) = scalar {
-            node.distinct.insert(distinct::hash(tag, text.as_bytes()));
+            node.hashes.push(distinct::hash(tag, text.as_bytes()));
             node.scalars = true;
             if node.example.is_none() {
                 node.example = Some(value.raw().into());
@@ -194,6 +196,15 @@ impl Paths {
         id
     }
 
+    /// The hashes a walk collected, counted (for a walk that is not merged into a total).
+    #[cfg(test)]
+    pub fn settle(&mut self) {
+        for n in &mut self.nodes {
+            let hashes = std::mem::take(&mut n.hashes);
+            n.distinct.merge_hashes(hashes);
+        }
+    }
+
     /// Fold a later part in: its new paths come after those already known (under their
     /// parents), its counts are added, its distinct values joined; an example already
     /// known stays.
@@ -216,6 +227,7 @@ impl Paths {
                 *a += b;
             }
             n.distinct.merge(theirs.distinct);
+            n.distinct.merge_hashes(theirs.hashes);
             n.scalars |= theirs.scalars;
             if n.example.is_none() {
                 n.example = theirs.example;
@@ -299,6 +311,7 @@ mod tests {
             let doc = parser.parse(l.as_bytes()).unwrap();
             paths.line(doc.root());
         }
+        paths.settle();
         paths
     }
 
