@@ -385,7 +385,7 @@ mod tests {
         let lines = [
             r#"{"a":1,"b":{"c":"x"}}"#,
             r#"{"z":[1,2],"b":{"d":"\u00e9","c":"y"}}"#,
-            r#"{"a":"é","b":{"c":"x"},"q":null}"#,
+            r#"{"a":"é","b":{"c":"x","d":"é"},"q":null}"#,
             r#"{"q":3}"#,
         ];
         let whole = walk(&lines);
@@ -399,10 +399,11 @@ mod tests {
                 assert_eq!(a.distinct.count(), b.distinct.count());
             }
         }
-        // "\u00e9" and "é" are one value.
-        let d = whole.order()[whole.order().len() - 3];
+        // "\u00e9" and "é" are one value; the example is the first as written.
+        let d = whole.order()[3];
         assert_eq!(whole.name(d), "b.d");
-        let a = &whole.nodes[whole.order()[0] as usize];
-        assert_eq!(a.distinct.count(), (2, true));
+        let d = &whole.nodes[d as usize];
+        assert_eq!(d.distinct.count(), (1, true));
+        assert_eq!(d.example.as_deref(), Some(r#""\u00e9""#));
     }
 }
