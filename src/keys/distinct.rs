@@ -66,14 +66,14 @@ impl Distinct {
         match self {
             Distinct::Exact(set) => {
                 if set.insert(h) && set.len() > EXACT_LIMIT {
-                    self.to_sketch();
+                    self.become_sketch();
                 }
             }
             Distinct::Sketch(regs) => add(regs, h),
         }
     }
 
-    fn to_sketch(&mut self) {
+    fn become_sketch(&mut self) {
         if let Distinct::Exact(set) = self {
             let mut regs = Box::new([0u8; M]);
             for &h in set.iter() {
@@ -99,7 +99,7 @@ impl Distinct {
                 }
             }
             Distinct::Sketch(theirs) => {
-                self.to_sketch();
+                self.become_sketch();
                 if let Distinct::Sketch(regs) = self {
                     for (r, t) in regs.iter_mut().zip(theirs.iter()) {
                         *r = (*r).max(*t);
