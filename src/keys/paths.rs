@@ -96,14 +96,14 @@ impl Paths {
     }
 
     fn object(&mut self, node: u32, obj: Object<'_>) {
-        for (key, value) in obj.iter() {
+        obj.for_each(|key, value| {
             let child = if key.has_escapes() {
                 self.key_child(node, &key.unescaped())
             } else {
                 self.key_child(node, key.raw())
             };
             self.visit(child, value);
-        }
+        });
     }
 
     fn visit(&mut self, id: u32, value: Value<'_>) {
