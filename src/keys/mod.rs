@@ -28,7 +28,7 @@ use crate::messages::{self, Rejection};
 use crate::output::{self, Format};
 use paths::{Paths, TYPES};
 
-/// `ndq keys`: the property paths of the input.
+/// List the property paths of the input, with types, counts, distinct values and examples.
 ///
 /// Lists every path that occurs (`a.b` for a nested object, `a[]` for the elements of an
 /// array, `Headers['User-Agent']` for a key a bare name cannot spell), with the JSON types
