@@ -157,7 +157,7 @@ where
             Mode::Table => {
                 self.view.write_all(&drove.table, out);
             }
-            Mode::Lines | Mode::Stream => {}
+            Mode::Lines | Mode::Stream | Mode::Parts => {}
         }
     }
 

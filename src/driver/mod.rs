@@ -252,7 +252,7 @@ pub fn run(
             write_collected(plan, &writer, acc, &mut tail);
         }
         Mode::Table => writer.write_all(&drove.table, &mut tail),
-        Mode::Lines | Mode::Stream => {}
+        Mode::Lines | Mode::Stream | Mode::Parts => {}
     }
     out.write_all(&tail)?;
     out.flush()?;
@@ -285,6 +285,9 @@ pub enum Mode {
     Table,
     /// Aggregation or `order by`: accumulators merged, rows at the end.
     Collect,
+    /// Each chunk's own partial result ([`ChunkOut::part`]) folded in chunk order by the
+    /// step's [`LineStep::fold`] (`ndq keys`); `limit` counts the step's rows.
+    Parts,
 }
 
 impl Mode {
@@ -324,6 +327,8 @@ pub struct Drove {
     pub stats: Stats,
     /// The merged accumulator (collecting queries).
     pub acc: Option<Accumulator>,
+    /// The folded parts ([`Mode::Parts`]).
+    pub part: Option<Box<dyn std::any::Any + Send>>,
     /// The rows kept for `-o table`.
     pub table: Vec<Vec<Value<'static>>>,
 }
@@ -376,18 +381,21 @@ where
     };
     let list = &inputs.list;
     let mut index = 0;
+    // `ndq keys --limit-lines` may evaluate again the chunk where the limit ends, which needs
+    // the chunk's bytes: only the one-input-at-a-time path keeps them.
+    let batches = !(facts.mode == Mode::Parts && facts.limit.is_some());
     while index < list.len() {
         // A run of small regular files is one batch of work.
         let mut end = index;
         let mut bytes = 0;
-        while end < list.len() && bytes < SMALL_BATCH {
+        while batches && end < list.len() && bytes < SMALL_BATCH {
             match (&list[end].source, list[end].len) {
                 (Source::Mapped(_), Some(len)) if len <= SMALL_FILE => bytes += len,
                 _ => break,
             }
             end += 1;
         }
-        if end == index && opts.threads > 1 {
+        if batches && end == index && opts.threads > 1 {
             // A run of compressed files is decompressed several at once.
             while end < list.len()
                 && matches!(list[end].source, Source::Stream { rewind: true, .. })
@@ -602,8 +610,8 @@ where
         name: &str,
         line: &mut u64,
     ) -> anyhow::Result<Flow> {
-        let outs = self.work().block(data);
-        self.absorb(outs, index, name, line)
+        let (chunks, outs) = self.work().block(data);
+        self.absorb(outs, Some(&chunks), index, name, line)
     }
 
     /// A run of small regular files (each at most [`SMALL_FILE`] bytes), evaluated as one
@@ -643,7 +651,7 @@ where
         for (i, (input, outs)) in files.iter().zip(outs).enumerate() {
             let outs = outs.with_context(|| input.name.clone())?;
             let mut line = 1;
-            let flow = self.absorb(outs, first + i, &input.name, &mut line)?;
+            let flow = self.absorb(outs, None, first + i, &input.name, &mut line)?;
             self.done_before += input.len.unwrap_or(0);
             if flow == Flow::Done {
                 return Ok(Flow::Done);
@@ -732,7 +740,7 @@ where
                         },
                     )
                 };
-                let flow = self.absorb(outs, first + j, &input.name, &mut line)?;
+                let flow = self.absorb(outs, None, first + j, &input.name, &mut line)?;
                 if flow == Flow::Done {
                     return Ok(Flow::Done);
                 }
@@ -754,12 +762,14 @@ where
     fn absorb(
         &mut self,
         outs: Vec<ChunkOut>,
+        chunks: Option<&[&[u8]]>,
         index: usize,
         name: &str,
         line: &mut u64,
     ) -> anyhow::Result<Flow> {
         let strict = self.opts.strict;
-        for mut out in outs {
+        for (k, mut out) in outs.into_iter().enumerate() {
+            let data = chunks.and_then(|c| c.get(k).copied());
             let stats = &mut self.drove.stats;
             stats.lines += out.lines;
             stats.skipped += out.skipped;
@@ -777,7 +787,7 @@ where
             if let Some(bad) = &bad {
                 self.bad.record(out.malformed, bad.clone());
             }
-            let flow = self.emit(out)?;
+            let flow = self.emit(out, data)?;
             if let Some(bad) = bad
                 && strict
             {
@@ -790,8 +800,8 @@ where
         Ok(Flow::More)
     }
 
-    /// Take one chunk's output, in order.
-    fn emit(&mut self, mut out: ChunkOut) -> anyhow::Result<Flow> {
+    /// Take one chunk's output (of the chunk `data`), in order.
+    fn emit(&mut self, mut out: ChunkOut, data: Option<&[u8]>) -> anyhow::Result<Flow> {
         let mut rows = out.rows;
         if let Some(left) = self.remaining {
             rows = rows.min(left);
@@ -823,6 +833,25 @@ where
                 out.table.truncate(rows as usize);
                 out.table.drain(..skip as usize);
                 self.drove.table.append(&mut out.table);
+            }
+            Mode::Parts => {
+                if let Some(data) = data
+                    && rows < out.rows
+                {
+                    // `limit` ends inside this chunk, whose part covers rows past it: its
+                    // first `rows` rows are evaluated again, for a part of their own.
+                    let stop = AtomicUsize::new(usize::MAX);
+                    let limits = Limits {
+                        rows: Some(rows),
+                        strict: false,
+                        stop: &stop,
+                        index: 0,
+                    };
+                    out = chunk::scan(&mut (self.make)(), data, &limits, None);
+                }
+                if let Some(part) = out.part.take() {
+                    S::fold(&mut self.drove.part, part);
+                }
             }
             Mode::Collect => {
                 if let Some(acc) = out.acc.take() {
@@ -936,19 +965,20 @@ where
     }
 
     /// Evaluate one block on the pool, chunk by chunk.
-    fn block(&self, data: &[u8]) -> Vec<ChunkOut> {
+    fn block<'d>(&self, data: &'d [u8]) -> (Vec<&'d [u8]>, Vec<ChunkOut>) {
         let target = self
             .chunk_size
             .unwrap_or_else(|| (data.len() / (self.threads * 8)).clamp(64 << 10, 1 << 20));
         let chunks = chunk::split(data, target);
         let stop = AtomicUsize::new(usize::MAX);
-        self.pool.install(|| {
+        let outs = self.pool.install(|| {
             chunks
                 .par_iter()
                 .enumerate()
                 .map(|(i, c)| self.scan(c, i, &stop))
                 .collect()
-        })
+        });
+        (chunks, outs)
     }
 
     /// An evaluator thread's work on one compressed file: its blocks evaluated and queued.
@@ -960,7 +990,7 @@ where
             let block = block?;
             let data = if first { strip_bom(&block) } else { &block };
             first = false;
-            let outs = self.block(data);
+            let (_, outs) = self.block(data);
             let bad = outs.iter().any(|o| o.first_bad.is_some());
             rows += outs.iter().map(|o| o.rows).sum::<u64>();
             let mut q = queue.lock();
