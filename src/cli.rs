@@ -53,11 +53,22 @@ Exit status:
 /// Runs QUERY over the INPUT files (or standard input) and prints the result: one JSON object
 /// per row when stdout is not a terminal, an aligned table when it is.
 #[derive(Debug, Parser)]
-#[command(name = "ndq", version, after_long_help = AFTER_LONG_HELP)]
+#[command(
+    name = "ndq",
+    version,
+    after_long_help = AFTER_LONG_HELP,
+    args_conflicts_with_subcommands = true,
+    subcommand_negates_reqs = true
+)]
 pub struct Args {
     /// The query, e.g. 'select Message where Elapsed > 200'.
-    #[arg(value_name = "QUERY")]
-    pub query: String,
+    // (Required, but not there with a command.)
+    #[arg(value_name = "QUERY", required = true)]
+    pub query: Option<String>,
+
+    /// Instead of a query: another command.
+    #[command(subcommand)]
+    pub command: Option<Command>,
 
     /// Files or directories to read; `-` or none for standard input.
     #[arg(value_name = "INPUT")]
@@ -172,6 +183,20 @@ pub enum ColorChoice {
     Never,
 }
 
+/// The commands besides a query.
+#[derive(Debug, clap::Subcommand)]
+pub enum Command {
+    Keys(crate::keys::KeysArgs),
+    /// Print a shell completion script, e.g. `ndq completions bash > /etc/bash_completion.d/ndq`.
+    Completions {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page (roff), e.g. `ndq man | man -l -`.
+    Man,
+}
+
 /// `--scanner`: hidden for `ndq`, shown by `ndq bench`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum ScannerArg {
@@ -212,7 +237,7 @@ mod tests {
     #[test]
     fn query_and_inputs() {
         let a = parse(&["select *", "a.ndjson", "-", "dir"]).unwrap();
-        assert_eq!(a.query, "select *");
+        assert_eq!(a.query.as_deref(), Some("select *"));
         assert_eq!(
             a.inputs,
             [

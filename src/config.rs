@@ -120,7 +120,7 @@ impl Config {
             })?,
         };
         Ok(Config {
-            query: args.query,
+            query: args.query.unwrap_or_default(),
             inputs: args.inputs,
             format,
             threads: args.threads.map_or(env.cores.max(1), |n| n as usize),

@@ -11,6 +11,8 @@ mod driver;
 mod exit;
 mod follow;
 mod input;
+mod keys;
+mod manual;
 mod messages;
 mod output;
 
@@ -33,7 +35,19 @@ fn main() -> ExitCode {
 }
 
 /// Resolve, compile, open, run, report.
-fn run(args: cli::Args) -> Result<(), Failure> {
+fn run(mut args: cli::Args) -> Result<(), Failure> {
+    match args.command.take() {
+        None => {}
+        Some(cli::Command::Keys(keys)) => {
+            let stdout = io::stdout();
+            let mut out = Output(stdout.lock());
+            return keys::main(keys, &config::Env::probe(), &mut out);
+        }
+        Some(cli::Command::Completions { shell }) => {
+            return manual::completions(shell, &mut io::stdout().lock());
+        }
+        Some(cli::Command::Man) => return manual::man(&mut io::stdout().lock()),
+    }
     let config = config::Config::new(args, &config::Env::probe()).map_err(Failure::usage)?;
     messages::set_color(config.color_stderr);
     let plan = ndq_query::Plan::compile_with(&config.query, &config.time)

@@ -1271,3 +1271,48 @@ fn invalid_time_flags_are_usage_errors_that_show_the_forms() {
     out.stdout_is("");
     out.stderr_has("'5x' is not a duration");
 }
+
+/// Conditional aggregates and array conditions (QUERY.md version 2) give the same bytes with
+/// one thread and many, with the scalar scanner, and with the serde engine.
+#[test]
+fn filtered_aggregates_and_array_conditions_agree_across_threads_and_engines() {
+    for query in [
+        "select RequestPath, count(*) filter (where StatusCode >= 500) * 100 / count(*) as err group by RequestPath order by err desc, RequestPath limit 10",
+        "select count(*) where 'beta' in Properties.Tags",
+        "select @l, count_if(Properties.Cart[?].Qty > 3), count(*) filter (where Properties.Tags[*] like 'b%') group by @l",
+        "select @t, Message where Properties.Tags[?] = 'canary' and 'beta' not in Properties.Tags",
+    ] {
+        let one = ndq(&["--threads", "1", "-o", "json", query])
+            .path(&sample())
+            .run();
+        one.ok();
+        assert!(!one.stdout().is_empty(), "{one}");
+        for args in [
+            &["--threads", "3", "-o", "json", query][..],
+            &["--scanner", "scalar", "-o", "json", query][..],
+            &["--engine", "serde", "-o", "json", query][..],
+        ] {
+            let other = ndq(args).path(&sample()).run();
+            other.ok();
+            other.stdout_is(one.stdout());
+        }
+    }
+}
+
+/// A wildcard outside a condition and `filter` on a scalar function are query errors: exit
+/// 2, nothing on stdout, the caret under the wildcard / the word `filter`.
+#[test]
+fn misplaced_wildcards_and_filters_exit_2_with_a_caret() {
+    for (query, caret) in [
+        ("select Tags[?]", "             ^^^"),
+        ("select lower(Tags[*]) = 'x'", "                   ^^^"),
+        (
+            "select lower(a) filter (where a > 1)",
+            "                  ^^^^^^",
+        ),
+    ] {
+        let out = ndq(&[query]).path(&sample()).run();
+        out.status(2).stdout_is("");
+        out.stderr_has(&format!("  {query}\n{caret}\n"));
+    }
+}

@@ -6,4 +6,5 @@ mod color;
 mod docs;
 mod follow;
 mod golden;
+mod keys;
 mod util;

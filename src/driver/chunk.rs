@@ -11,6 +11,7 @@
 //! chunk where the prefilter rules out too few lines scans its rest without it
 //! ([`PREFILTER_CHECK`]).
 
+use std::any::Any;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use ndq_query::{Accumulator, Prefilter, Value};
@@ -73,6 +74,9 @@ pub struct ChunkOut {
     pub malformed: u64,
     /// The first of them: its 1-based line number within the chunk, and why.
     pub first_bad: Option<(u64, Rejection)>,
+    /// A step's own partial result ([`super::Mode::Parts`]), folded in chunk order by
+    /// [`LineStep::fold`].
+    pub part: Option<Box<dyn Any + Send>>,
 }
 
 /// The query's work on one non-blank line.
@@ -84,6 +88,14 @@ pub trait LineStep {
     /// Evaluate `line` (no line terminator): on a match, count a hit and append the output to
     /// `out` (counting `rows`). `Err(why)` when the line is not a JSON object.
     fn step(&mut self, line: &[u8], out: &mut ChunkOut) -> Result<(), Rejection>;
+    /// Fold one chunk's [`ChunkOut::part`] into the run's `total`, in chunk order (for
+    /// [`super::Mode::Parts`]; other steps make no parts).
+    fn fold(total: &mut Option<Box<dyn Any + Send>>, part: Box<dyn Any + Send>)
+    where
+        Self: Sized,
+    {
+        total.get_or_insert(part);
+    }
 }
 
 /// When a chunk stops before its end.

@@ -79,6 +79,9 @@ pub fn live<R>(
         out.write_all(&header)?;
     }
     let pool = pool(opts.threads.max(1))?;
+    let steps: Vec<Mutex<Option<_>>> = (0..pool.current_num_threads())
+        .map(|_| Mutex::new(None))
+        .collect();
     let driver = Driver {
         step: PhantomData,
         opts,
@@ -95,9 +98,7 @@ pub fn live<R>(
         },
         skip: if mode.stops_early() { facts.offset } else { 0 },
         drove: Default::default(),
-        steps: (0..pool.current_num_threads())
-            .map(|_| Mutex::new(None))
-            .collect(),
+        steps: &steps,
         progress: Progress::new(false, false, None, opts.progress_after),
         done_before: 0,
         streamed: 0,
@@ -156,7 +157,7 @@ where
             Mode::Table => {
                 self.view.write_all(&drove.table, out);
             }
-            Mode::Lines | Mode::Stream => {}
+            Mode::Lines | Mode::Stream | Mode::Parts => {}
         }
     }
 

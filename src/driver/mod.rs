@@ -18,6 +18,12 @@
 //!
 //! ```text
 //! for each input, in order:
+//!     a run of small regular files (up to 1 MiB each, 16 MiB together) -> one batch: each
+//!                      file read whole and evaluated by one pool task, outputs taken in
+//!                      file order (Driver::small_files)
+//!     a run of compressed files, threads > 1 -> up to `threads` files decompressed and
+//!                      evaluated at once, each by its own reader and evaluator thread,
+//!                      outputs queued per file and taken in file order (Driver::compressed)
 //!     regular file  -> map it in windows of `opts.window` bytes, each cut after its last '\n'
 //!                      (a longer line widens the window); unmapped when done (by a pool
 //!                      worker, overlapping the next window's chunks), so resident memory
@@ -47,7 +53,7 @@ pub mod progress;
 pub mod step;
 
 use std::fs::File;
-use std::io::{self, Write};
+use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::marker::PhantomData;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -246,7 +252,7 @@ pub fn run(
             write_collected(plan, &writer, acc, &mut tail);
         }
         Mode::Table => writer.write_all(&drove.table, &mut tail),
-        Mode::Lines | Mode::Stream => {}
+        Mode::Lines | Mode::Stream | Mode::Parts => {}
     }
     out.write_all(&tail)?;
     out.flush()?;
@@ -279,6 +285,9 @@ pub enum Mode {
     Table,
     /// Aggregation or `order by`: accumulators merged, rows at the end.
     Collect,
+    /// Each chunk's own partial result ([`ChunkOut::part`]) folded in chunk order by the
+    /// step's [`LineStep::fold`] (`ndq keys`); `limit` counts the step's rows.
+    Parts,
 }
 
 impl Mode {
@@ -318,6 +327,8 @@ pub struct Drove {
     pub stats: Stats,
     /// The merged accumulator (collecting queries).
     pub acc: Option<Accumulator>,
+    /// The folded parts ([`Mode::Parts`]).
+    pub part: Option<Box<dyn std::any::Any + Send>>,
     /// The rows kept for `-o table`.
     pub table: Vec<Vec<Value<'static>>>,
 }
@@ -338,6 +349,9 @@ where
     let pool = pool(opts.threads.max(1))?;
     let total = inputs.sizes_known().then(|| inputs.total_bytes());
     let allowed = opts.progress && total.is_none_or(|t| t >= 16 << 20);
+    let steps: Vec<Mutex<Option<S>>> = (0..pool.current_num_threads())
+        .map(|_| Mutex::new(None))
+        .collect();
     let mut d = Driver {
         step: PhantomData,
         opts,
@@ -360,17 +374,50 @@ where
             0
         },
         drove: Drove::default(),
-        steps: (0..pool.current_num_threads())
-            .map(|_| Mutex::new(None))
-            .collect(),
+        steps: &steps,
         progress: Progress::new(allowed, opts.color, total, opts.progress_after),
         done_before: 0,
         streamed: 0,
     };
-    for (index, input) in inputs.list.iter().enumerate() {
-        if d.input(index, input)? == Flow::Done {
+    let list = &inputs.list;
+    let mut index = 0;
+    // `ndq keys --limit-lines` may evaluate again the chunk where the limit ends, which needs
+    // the chunk's bytes: only the one-input-at-a-time path keeps them.
+    let batches = !(facts.mode == Mode::Parts && facts.limit.is_some());
+    while index < list.len() {
+        // A run of small regular files is one batch of work.
+        let mut end = index;
+        let mut bytes = 0;
+        while batches && end < list.len() && bytes < SMALL_BATCH {
+            match (&list[end].source, list[end].len) {
+                (Source::Mapped(_), Some(len)) if len <= SMALL_FILE => bytes += len,
+                _ => break,
+            }
+            end += 1;
+        }
+        if batches && end == index && opts.threads > 1 {
+            // A run of compressed files is decompressed several at once.
+            while end < list.len()
+                && matches!(list[end].source, Source::Stream { rewind: true, .. })
+            {
+                end += 1;
+            }
+            if end - index < 2 {
+                end = index;
+            }
+        }
+        let flow = if end > index && matches!(list[index].source, Source::Stream { .. }) {
+            d.compressed(index, &list[index..end])?
+        } else if end > index {
+            d.small_files(index, &list[index..end])?
+        } else {
+            end = index + 1;
+            d.input(index, &list[index])?
+        };
+        if flow == Flow::Done {
             break;
         }
+        index = end;
     }
     d.progress.finish();
     let mut drove = d.drove;
@@ -426,7 +473,7 @@ struct Driver<'r, S, F> {
     /// (the scanner's buffers and the line shapes it learned carry over from chunk to chunk
     /// and from window to window). Indexed by `rayon::current_thread_index()`; a thread runs
     /// one chunk at a time, so its lock is never contended.
-    steps: Vec<Mutex<Option<S>>>,
+    steps: &'r [Mutex<Option<S>>],
     progress: Progress,
     /// Input bytes of the inputs already finished (for the progress bar).
     done_before: u64,
@@ -435,7 +482,7 @@ struct Driver<'r, S, F> {
     streamed: u64,
 }
 
-impl<S, F> Driver<'_, S, F>
+impl<'r, S, F> Driver<'r, S, F>
 where
     S: LineStep + Send,
     F: Fn() -> S + Sync,
@@ -563,39 +610,166 @@ where
         name: &str,
         line: &mut u64,
     ) -> anyhow::Result<Flow> {
-        let threads = self.opts.threads.max(1);
-        let target = self
-            .opts
-            .chunk_size
-            .unwrap_or_else(|| (data.len() / (threads * 8)).clamp(64 << 10, 1 << 20));
-        let chunks = chunk::split(data, target);
+        let (chunks, outs) = self.work().block(data);
+        self.absorb(outs, Some(&chunks), index, name, line)
+    }
+
+    /// A run of small regular files (each at most [`SMALL_FILE`] bytes), evaluated as one
+    /// stream of work: each file is read whole and evaluated by one pool task (in chunks of
+    /// `--chunk-size` when one is set), so the workers go from file to file without waiting
+    /// for each other; the outputs are then taken in file order. `first` is the index of
+    /// `files[0]` among the inputs.
+    fn small_files(&mut self, first: usize, files: &[Input]) -> anyhow::Result<Flow> {
         let stop = AtomicUsize::new(usize::MAX);
-        let rows = self.remaining;
-        let strict = self.opts.strict;
-        let filter = self.facts.filter;
-        let make = self.make;
-        let steps = &self.steps;
-        let outs: Vec<ChunkOut> = self.pool.install(|| {
-            chunks
+        let work = self.work();
+        let target = self.opts.chunk_size.unwrap_or(usize::MAX);
+        let outs: Vec<io::Result<Vec<ChunkOut>>> = self.pool.install(|| {
+            files
                 .par_iter()
                 .enumerate()
-                .map(|(i, c)| {
-                    let limits = Limits {
-                        rows,
-                        strict,
-                        stop: &stop,
-                        index: i,
+                .map(|(i, input)| {
+                    let mut outs = Vec::new();
+                    if stop.load(Ordering::Relaxed) < i {
+                        return Ok(outs);
+                    }
+                    let Source::Mapped(file) = &input.source else {
+                        unreachable!("only regular files are read whole")
                     };
-                    let thread = rayon::current_thread_index().unwrap_or(0);
-                    let mut slot = steps[thread % steps.len()]
-                        .lock()
-                        .unwrap_or_else(|p| p.into_inner());
-                    let step = slot.get_or_insert_with(make);
-                    chunk::scan(step, c, &limits, filter)
+                    let data = read_whole(file)?;
+                    for c in chunk::split(strip_bom(&data), target) {
+                        outs.push(work.scan(c, i, &stop));
+                        // A chunk of this file that stopped (its rows reached, a strict bad
+                        // line) makes the rest of the file unnecessary too.
+                        if stop.load(Ordering::Relaxed) <= i {
+                            break;
+                        }
+                    }
+                    Ok(outs)
                 })
                 .collect()
         });
-        for mut out in outs {
+        for (i, (input, outs)) in files.iter().zip(outs).enumerate() {
+            let outs = outs.with_context(|| input.name.clone())?;
+            let mut line = 1;
+            let flow = self.absorb(outs, None, first + i, &input.name, &mut line)?;
+            self.done_before += input.len.unwrap_or(0);
+            if flow == Flow::Done {
+                return Ok(Flow::Done);
+            }
+        }
+        self.progress.set(self.done_before);
+        Ok(Flow::More)
+    }
+
+    /// What a pool task needs to evaluate a chunk.
+    fn work(&self) -> Work<'r, S, F> {
+        Work {
+            rows: self.remaining,
+            strict: self.opts.strict,
+            filter: self.facts.filter,
+            make: self.make,
+            steps: self.steps,
+            pool: self.pool,
+            threads: self.opts.threads.max(1),
+            chunk_size: self.opts.chunk_size,
+        }
+    }
+
+    /// A run of compressed files, several decompressed at once: `threads` evaluator threads
+    /// each take the next file, decompress it on its reader thread ([`Blocks`]) and evaluate
+    /// its blocks on the pool, queueing the chunk outputs; the outputs are taken here in file
+    /// order. A file ahead of the one being taken stops once it has queued [`AHEAD_OUTPUT`]
+    /// bytes of output (a collecting query queues one running aggregate per file).
+    fn compressed(&mut self, first: usize, files: &[Input]) -> anyhow::Result<Flow> {
+        let work = self.work();
+        let ahead = (self.opts.window / 4).max(1);
+        let collect = self.facts.mode == Mode::Collect;
+        let queues: Vec<Queue> = files.iter().map(|_| Queue::default()).collect();
+        let next = AtomicUsize::new(0);
+        std::thread::scope(|scope| {
+            for _ in 0..work.threads.min(files.len()) {
+                scope.spawn(|| {
+                    loop {
+                        let j = next.fetch_add(1, Ordering::Relaxed);
+                        let (Some(input), Some(queue)) = (files.get(j), queues.get(j)) else {
+                            return;
+                        };
+                        if queue.lock().cancelled {
+                            return;
+                        }
+                        let end = work.file(input, ahead, collect, queue);
+                        let mut q = queue.lock();
+                        q.end = Some(end);
+                        queue.changed.notify_all();
+                    }
+                });
+            }
+            let flow = self.take_queues(first, files, &queues);
+            for queue in &queues {
+                queue.lock().cancelled = true;
+                queue.changed.notify_all();
+            }
+            flow
+        })
+    }
+
+    /// The driver's side of [`Driver::compressed`]: every file's outputs, in order.
+    fn take_queues(
+        &mut self,
+        first: usize,
+        files: &[Input],
+        queues: &[Queue],
+    ) -> anyhow::Result<Flow> {
+        for (j, (input, queue)) in files.iter().zip(queues).enumerate() {
+            let mut line = 1;
+            loop {
+                let (outs, end) = {
+                    let mut q = queue.lock();
+                    while q.outs.is_empty() && q.end.is_none() {
+                        q = queue.changed.wait(q).unwrap_or_else(|p| p.into_inner());
+                    }
+                    q.bytes = 0;
+                    let outs: Vec<ChunkOut> = q.outs.drain(..).collect();
+                    queue.changed.notify_all();
+                    (
+                        outs,
+                        if outs_empty_end(&q) {
+                            q.end.take()
+                        } else {
+                            None
+                        },
+                    )
+                };
+                let flow = self.absorb(outs, None, first + j, &input.name, &mut line)?;
+                if flow == Flow::Done {
+                    return Ok(Flow::Done);
+                }
+                if let Some(end) = end {
+                    end.with_context(|| input.name.clone())?;
+                    break;
+                }
+            }
+            self.done_before += input.len.unwrap_or(0);
+            self.progress.set(self.done_before);
+            let w = &mut self.out;
+            self.progress.suspend(|| w.flush())?;
+        }
+        Ok(Flow::More)
+    }
+
+    /// Take the outputs of a window's or a block's chunks, in order; `line` is the number of
+    /// the first chunk's first line, advanced past the last.
+    fn absorb(
+        &mut self,
+        outs: Vec<ChunkOut>,
+        chunks: Option<&[&[u8]]>,
+        index: usize,
+        name: &str,
+        line: &mut u64,
+    ) -> anyhow::Result<Flow> {
+        let strict = self.opts.strict;
+        for (k, mut out) in outs.into_iter().enumerate() {
+            let data = chunks.and_then(|c| c.get(k).copied());
             let stats = &mut self.drove.stats;
             stats.lines += out.lines;
             stats.skipped += out.skipped;
@@ -613,7 +787,7 @@ where
             if let Some(bad) = &bad {
                 self.bad.record(out.malformed, bad.clone());
             }
-            let flow = self.emit(out)?;
+            let flow = self.emit(out, data)?;
             if let Some(bad) = bad
                 && strict
             {
@@ -626,8 +800,8 @@ where
         Ok(Flow::More)
     }
 
-    /// Take one chunk's output, in order.
-    fn emit(&mut self, mut out: ChunkOut) -> anyhow::Result<Flow> {
+    /// Take one chunk's output (of the chunk `data`), in order.
+    fn emit(&mut self, mut out: ChunkOut, data: Option<&[u8]>) -> anyhow::Result<Flow> {
         let mut rows = out.rows;
         if let Some(left) = self.remaining {
             rows = rows.min(left);
@@ -660,6 +834,25 @@ where
                 out.table.drain(..skip as usize);
                 self.drove.table.append(&mut out.table);
             }
+            Mode::Parts => {
+                if let Some(data) = data
+                    && rows < out.rows
+                {
+                    // `limit` ends inside this chunk, whose part covers rows past it: its
+                    // first `rows` rows are evaluated again, for a part of their own.
+                    let stop = AtomicUsize::new(usize::MAX);
+                    let limits = Limits {
+                        rows: Some(rows),
+                        strict: false,
+                        stop: &stop,
+                        index: 0,
+                    };
+                    out = chunk::scan(&mut (self.make)(), data, &limits, None);
+                }
+                if let Some(part) = out.part.take() {
+                    S::fold(&mut self.drove.part, part);
+                }
+            }
             Mode::Collect => {
                 if let Some(acc) = out.acc.take() {
                     match &mut self.drove.acc {
@@ -680,6 +873,166 @@ where
 
 /// The file could not be mapped; read it as a stream instead.
 struct Fallback;
+
+/// What a pool task needs to evaluate one chunk (shared by the tasks of a block).
+struct Work<'w, S, F> {
+    rows: Option<u64>,
+    strict: bool,
+    filter: Option<&'w Prefilter>,
+    make: &'w F,
+    steps: &'w [Mutex<Option<S>>],
+    pool: &'w rayon::ThreadPool,
+    threads: usize,
+    chunk_size: Option<usize>,
+}
+
+/// Output bytes a compressed file evaluated ahead of its turn may queue before its
+/// evaluator waits.
+const AHEAD_OUTPUT: usize = 16 << 20;
+
+/// One compressed file's chunk outputs, from its evaluator thread to the driver.
+#[derive(Default)]
+struct Queue {
+    state: Mutex<Queued>,
+    changed: std::sync::Condvar,
+}
+
+#[derive(Default)]
+struct Queued {
+    outs: std::collections::VecDeque<ChunkOut>,
+    /// Output bytes in `outs`.
+    bytes: usize,
+    /// The file is done: read to its end, or stopped by an error (or early, when its rows
+    /// or a strict bad line make the rest unnecessary).
+    end: Option<io::Result<()>>,
+    /// The driver needs no more.
+    cancelled: bool,
+}
+
+impl Queue {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Queued> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+/// Whether the driver has every output before the file's end.
+fn outs_empty_end(q: &Queued) -> bool {
+    q.outs.is_empty() && q.end.is_some()
+}
+
+/// `later`'s counts and aggregate added to `into` (a collecting query's outputs, which
+/// carry no rows): as if the two chunks had been one.
+fn fold(into: &mut ChunkOut, mut later: ChunkOut) {
+    if into.first_bad.is_none()
+        && let Some((line, why)) = later.first_bad.take()
+    {
+        into.first_bad = Some((into.line_count + line, why));
+    }
+    into.hits += later.hits;
+    into.lines += later.lines;
+    into.skipped += later.skipped;
+    into.line_count += later.line_count;
+    into.bytes += later.bytes;
+    into.malformed += later.malformed;
+    into.rows += later.rows;
+    if let Some(acc) = later.acc.take() {
+        match &mut into.acc {
+            Some(total) => total.merge(acc),
+            none => *none = Some(acc),
+        }
+    }
+}
+
+impl<S, F> Work<'_, S, F>
+where
+    S: LineStep + Send,
+    F: Fn() -> S + Sync,
+{
+    /// Evaluate chunk `c`, number `index` of its block, with this thread's step.
+    fn scan(&self, c: &[u8], index: usize, stop: &AtomicUsize) -> ChunkOut {
+        let limits = Limits {
+            rows: self.rows,
+            strict: self.strict,
+            stop,
+            index,
+        };
+        let thread = rayon::current_thread_index().unwrap_or(0);
+        let mut slot = self.steps[thread % self.steps.len()]
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        let step = slot.get_or_insert_with(self.make);
+        chunk::scan(step, c, &limits, self.filter)
+    }
+
+    /// Evaluate one block on the pool, chunk by chunk.
+    fn block<'d>(&self, data: &'d [u8]) -> (Vec<&'d [u8]>, Vec<ChunkOut>) {
+        let target = self
+            .chunk_size
+            .unwrap_or_else(|| (data.len() / (self.threads * 8)).clamp(64 << 10, 1 << 20));
+        let chunks = chunk::split(data, target);
+        let stop = AtomicUsize::new(usize::MAX);
+        let outs = self.pool.install(|| {
+            chunks
+                .par_iter()
+                .enumerate()
+                .map(|(i, c)| self.scan(c, i, &stop))
+                .collect()
+        });
+        (chunks, outs)
+    }
+
+    /// An evaluator thread's work on one compressed file: its blocks evaluated and queued.
+    fn file(&self, input: &Input, ahead: usize, collect: bool, queue: &Queue) -> io::Result<()> {
+        let mut blocks = Blocks::start(input, ahead)?;
+        let mut first = true;
+        let mut rows = 0;
+        while let Some(block) = blocks.next_block() {
+            let block = block?;
+            let data = if first { strip_bom(&block) } else { &block };
+            first = false;
+            let (_, outs) = self.block(data);
+            let bad = outs.iter().any(|o| o.first_bad.is_some());
+            rows += outs.iter().map(|o| o.rows).sum::<u64>();
+            let mut q = queue.lock();
+            for out in outs {
+                q.bytes += out.buf.len() + out.table.len() * 64;
+                match q.outs.back_mut() {
+                    Some(last) if collect => fold(last, out),
+                    _ => q.outs.push_back(out),
+                }
+            }
+            queue.changed.notify_all();
+            if (bad && self.strict) || self.rows.is_some_and(|cap| rows >= cap) {
+                return Ok(());
+            }
+            while q.bytes > AHEAD_OUTPUT && !q.cancelled {
+                q = queue.changed.wait(q).unwrap_or_else(|p| p.into_inner());
+            }
+            if q.cancelled {
+                return Ok(());
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Files up to this size are read whole and evaluated one per task, batched with their
+/// neighbours ([`Driver::small_files`]); larger ones are mapped in windows and split into
+/// chunks.
+const SMALL_FILE: u64 = 1 << 20;
+
+/// At most this many bytes of small files are read at once.
+const SMALL_BATCH: u64 = 16 << 20;
+
+/// The whole of a regular file, read from its start.
+fn read_whole(file: &File) -> io::Result<Vec<u8>> {
+    let mut f = file;
+    let len = f.metadata()?.len();
+    let mut data = Vec::with_capacity(len as usize + 1);
+    f.seek(SeekFrom::Start(0))?;
+    f.read_to_end(&mut data)?;
+    Ok(data)
+}
 
 /// Map `len` bytes of `file` from `offset`, read-only, with the huge-page advice.
 ///

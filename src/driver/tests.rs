@@ -396,7 +396,8 @@ impl chunk::LineStep for Truncating {
 #[test]
 fn a_file_cut_short_while_read_is_an_error_not_a_crash() {
     let dir = tempfile::tempdir().unwrap();
-    let path = write(dir.path(), "a.ndjson", &lines());
+    // Larger than a small file (those are read whole, not mapped).
+    let path = write(dir.path(), "a.ndjson", &lines().repeat(20));
     let opts = RunOptions {
         threads: 1,
         scanner: Scanner::Scalar,
@@ -515,5 +516,282 @@ fn having_distinct_and_offset_give_the_same_bytes_for_every_thread_count_and_chu
                 }
             }
         }
+    }
+}
+
+/// Files of `lines()` cut into `n` pieces at line boundaries, with the shapes small files
+/// take: some empty, some without a final newline (the piece's last line is whole), a BOM at
+/// the start of some, CRLF line ends in others. Returns the paths in order and the expected
+/// output, lines, hits, bad lines, and the first bad line (file, line: each file's lines are
+/// numbered from 1).
+type Tiny = (Vec<PathBuf>, Vec<u8>, u64, u64, u64, (usize, u64));
+fn tiny_files(dir: &Path, n: usize) -> Tiny {
+    let data = lines().repeat(n / 500 + 1);
+    let all: Vec<&[u8]> = data.split_inclusive(|&b| b == b'\n').collect();
+    let per = all.len() / n;
+    let (mut paths, mut want) = (Vec::new(), Vec::new());
+    let (mut lines, mut hits, mut bad, mut first_bad) = (0, 0, 0, None);
+    for i in 0..n {
+        let mut file: Vec<u8> = match i % 10 {
+            3 => Vec::new(),
+            _ => all[i * per..(i + 1) * per].concat(),
+        };
+        if i % 10 == 5 {
+            file = file.strip_suffix(b"\n").unwrap_or(&file).to_vec();
+        }
+        if i % 10 == 6 {
+            file = [&b"\xEF\xBB\xBF"[..], &file].concat();
+        }
+        if i % 10 == 7 {
+            let text = String::from_utf8(file).unwrap().replace('\n', "\r\n");
+            file = text.into_bytes();
+        }
+        let (out, l, h, b, first) = expected(&file);
+        if b > 0 && first_bad.is_none() {
+            first_bad = Some((i, first));
+        }
+        want.extend_from_slice(&out);
+        (lines, hits, bad) = (lines + l, hits + h, bad + b);
+        // Sorted by name in a directory as in this order.
+        paths.push(write(dir, &format!("part-{i:05}.ndjson"), &file));
+    }
+    (
+        paths,
+        want,
+        lines,
+        hits,
+        bad,
+        first_bad.expect("a bad line"),
+    )
+}
+
+#[test]
+fn many_tiny_files_give_each_files_lines_in_order_for_every_thread_count_chunk_and_window() {
+    let dir = tempfile::tempdir().unwrap();
+    let (paths, want, lines, hits, bad, (file, line)) = tiny_files(dir.path(), 1200);
+    for threads in [1, 2, 3] {
+        for chunk in [None, Some(1), Some(300)] {
+            for window in [4096, WINDOW] {
+                let what = format!("threads {threads} chunk {chunk:?} window {window}");
+                // The directory, and the files named one by one.
+                for inputs in [vec![dir.path().to_path_buf()], paths.clone()] {
+                    let (drove, out) = fake_run(&inputs, threads, chunk, window, None, false);
+                    let s = drove.expect("runs").stats;
+                    assert!(out == want, "{what}: output differs");
+                    assert_eq!((s.lines, s.hits, s.malformed), (lines, hits, bad), "{what}");
+                    let first = s.first_bad.expect("a bad line");
+                    let name = paths[file].display().to_string();
+                    assert_eq!((first.name, first.position.line), (name, line), "{what}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn a_bad_line_in_the_three_thousandth_tiny_file_is_named_by_file_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut paths = Vec::new();
+    for i in 0..3200 {
+        let text = match i {
+            2999 => "{\"hit\":1}\n\n{\"n\":2}\r\nnot json\n{\"hit\":3}\n".to_string(),
+            i if i % 2 == 0 => format!("{{\"n\":{i}}}\n{{\"hit\":{i}}}\n"),
+            i => format!("\u{feff}{{\"hit\":{i}}}"),
+        };
+        paths.push(write(
+            dir.path(),
+            &format!("f-{i:05}.ndjson"),
+            text.as_bytes(),
+        ));
+    }
+    let name = paths[2999].display().to_string();
+    for threads in [1, 2, 3] {
+        for chunk in [None, Some(1), Some(10)] {
+            let what = format!("threads {threads} chunk {chunk:?}");
+            let dirs = [dir.path().to_path_buf()];
+            let (drove, out) = fake_run(&dirs, threads, chunk, WINDOW, None, false);
+            let s = drove.expect("runs").stats;
+            assert_eq!((s.malformed, s.hits), (1, 3201), "{what}");
+            let first = s.first_bad.expect("a bad line");
+            assert_eq!(
+                (first.name.as_str(), first.position.line),
+                (name.as_str(), 4)
+            );
+            assert_eq!(first.position.input, 2999, "{what}");
+            assert!(out.ends_with(b"{\"hit\":3199}\n"), "{what}");
+
+            // --strict: every line before it written, then the error naming it.
+            let (drove, out) = fake_run(&dirs, threads, chunk, WINDOW, None, true);
+            let err = drove.expect_err("strict fails");
+            assert_eq!(
+                err.to_string(),
+                format!("{name}:4: bad not json (--strict stops at the first bad line)"),
+                "{what}"
+            );
+            assert!(out.ends_with(b"{\"hit\":2998}\n{\"hit\":1}\n"), "{what}");
+
+            // limit stops inside the batch with the first rows.
+            let (drove, out) = fake_run(&dirs, threads, chunk, WINDOW, Some(3), false);
+            assert_eq!(drove.expect("runs").stats.rows, 3);
+            assert_eq!(out, b"{\"hit\":0}\n{\"hit\":1}\n{\"hit\":2}\n", "{what}");
+        }
+    }
+}
+
+/// Real plans, prefilter on and off: the sample cut into tiny files (a directory), and the
+/// sample gzipped, zstd-compressed and gzipped in two members, give the bytes of the sample
+/// read as one plain file, for every thread count, chunk size and window.
+#[test]
+fn tiny_files_and_compressed_inputs_give_the_bytes_of_the_plain_file() {
+    let sample = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/sample.ndjson");
+    let data = std::fs::read(&sample).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let tiny = dir.path().join("tiny");
+    std::fs::create_dir(&tiny).unwrap();
+    for (i, line) in data.split_inclusive(|&b| b == b'\n').enumerate() {
+        write(&tiny, &format!("{i:04}.ndjson"), line);
+    }
+    let gzip = |bytes: &[u8]| {
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        gz.write_all(bytes).unwrap();
+        gz.finish().unwrap()
+    };
+    let cut = data.len() / 3;
+    let cut = cut + data[cut..].iter().position(|&b| b == b'\n').unwrap() + 1;
+    let two = [gzip(&data[..cut]), gzip(&data[cut..])].concat();
+    // The sample in three compressed files, decompressed at once with two threads or more.
+    let third = data.len() * 2 / 3;
+    let third = third + data[third..].iter().position(|&b| b == b'\n').unwrap() + 1;
+    let parts = vec![
+        write(dir.path(), "p1.ndjson.gz", &gzip(&data[..cut])),
+        write(
+            dir.path(),
+            "p2.ndjson.zst",
+            &zstd::encode_all(&data[cut..third], 1).unwrap(),
+        ),
+        write(dir.path(), "p3.ndjson.gz", &gzip(&data[third..])),
+    ];
+    let inputs = [
+        parts,
+        vec![tiny],
+        vec![write(dir.path(), "s.ndjson.gz", &gzip(&data))],
+        vec![write(
+            dir.path(),
+            "s.ndjson.zst",
+            &zstd::encode_all(&data[..], 1).unwrap(),
+        )],
+        vec![write(dir.path(), "two.ndjson.gz", &two)],
+    ];
+    let queries = [
+        "where contains(Message, 'POST') and StatusCode >= 400",
+        "select RequestPath, Elapsed where Elapsed > 100 limit 7 offset 2",
+        "select @l, count(*) group by @l order by count(*) desc",
+        "where StatusCode = 404",
+    ];
+    let once = |paths: &[PathBuf], plan: &Plan, threads, chunk, window, prefilter| {
+        let opts = RunOptions {
+            threads,
+            chunk_size: chunk,
+            window,
+            prefilter,
+            progress: false,
+            ..RunOptions::default()
+        };
+        let inputs = Inputs::open(paths).expect("inputs open");
+        let mut out = Vec::new();
+        run(&opts, plan, &inputs, Format::Json, &mut out).expect("runs");
+        out
+    };
+    for query in queries {
+        let plan = Plan::compile(query).expect("compiles");
+        let want = once(std::slice::from_ref(&sample), &plan, 1, None, WINDOW, false);
+        assert!(!want.is_empty(), "{query}");
+        for paths in &inputs {
+            for threads in [1, 3] {
+                for chunk in [None, Some(1), Some(700)] {
+                    for window in [4096, WINDOW] {
+                        for prefilter in [false, true] {
+                            let got = once(paths, &plan, threads, chunk, window, prefilter);
+                            assert!(
+                                got == want,
+                                "{query} over {paths:?} (threads {threads}, chunk {chunk:?}, \
+                                 window {window}, prefilter {prefilter})"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn several_compressed_files_at_once_keep_order_limit_strict_and_name_a_truncated_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = lines();
+    let gzip = |bytes: &[u8]| {
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        gz.write_all(bytes).unwrap();
+        gz.finish().unwrap()
+    };
+    let (want, _, hits, bad, first) = expected(&data);
+    // Two members in the first file, then zstd, then gzip.
+    let cut = data.len() / 2;
+    let cut = cut + data[cut..].iter().position(|&b| b == b'\n').unwrap() + 1;
+    let two = [gzip(&data[..cut]), gzip(&data[cut..])].concat();
+    let paths = vec![
+        write(dir.path(), "1.ndjson.gz", &two),
+        write(
+            dir.path(),
+            "2.ndjson.zst",
+            &zstd::encode_all(&data[..], 1).unwrap(),
+        ),
+        write(dir.path(), "3.ndjson.gz", &gzip(&data)),
+    ];
+    for threads in [1, 2, 3] {
+        for chunk in [None, Some(1), Some(500)] {
+            for window in [1, 4096, WINDOW] {
+                let what = format!("threads {threads} chunk {chunk:?} window {window}");
+                let (drove, out) = fake_run(&paths, threads, chunk, window, None, false);
+                let s = drove.expect("runs").stats;
+                assert!(out == want.repeat(3), "{what}: output differs");
+                assert_eq!((s.hits, s.malformed), (3 * hits, 3 * bad), "{what}");
+                let first_bad = s.first_bad.expect("a bad line");
+                assert_eq!(first_bad.position.line, first, "{what}");
+                assert_eq!(first_bad.name, paths[0].display().to_string(), "{what}");
+
+                let (drove, out) = fake_run(&paths, threads, chunk, window, Some(5), false);
+                assert_eq!(drove.expect("runs").stats.rows, 5, "{what}");
+                let five: Vec<u8> = want
+                    .split_inclusive(|&b| b == b'\n')
+                    .take(5)
+                    .flatten()
+                    .copied()
+                    .collect();
+                assert_eq!(out, five, "{what}");
+
+                let (drove, _) = fake_run(&paths[1..], threads, chunk, window, None, true);
+                let err = drove.expect_err("strict fails");
+                assert!(
+                    err.to_string()
+                        .starts_with(&format!("{}:{first}: ", paths[1].display())),
+                    "{what}: {err}"
+                );
+            }
+        }
+    }
+    // A truncated file: the files before it are written whole, then an error names it.
+    let whole = gzip(&data);
+    let short = write(dir.path(), "4.ndjson.gz", &whole[..whole.len() / 2]);
+    for threads in [1, 2, 3] {
+        let inputs = [paths[2].clone(), short.clone(), paths[0].clone()];
+        let (drove, out) = fake_run(&inputs, threads, None, WINDOW, None, false);
+        let err = drove.expect_err("a truncated file fails");
+        let msg = format!("{err:#}");
+        assert!(
+            msg.starts_with(&short.display().to_string()),
+            "threads {threads}: {msg}"
+        );
+        assert!(out.starts_with(&want), "threads {threads}");
     }
 }

@@ -52,9 +52,13 @@ enum Inner {
     Distinct(Distinct),
 }
 
+/// The hash of the group and distinct-value tables: foldhash's (seeded per table, so a
+/// crafted input cannot aim at one), many times faster than std's SipHash on short keys.
+type Hash = foldhash::fast::RandomState;
+
 #[derive(Clone, Debug, Default)]
 struct Groups {
-    map: HashMap<Box<[u8]>, usize>,
+    map: HashMap<Box<[u8]>, usize, Hash>,
     groups: Vec<Group>,
 }
 
@@ -125,19 +129,19 @@ enum AggState {
     Max(Option<Val<'static>>),
     /// Every number, with its input text where writing the number would spell it otherwise.
     Pct(Vec<(Num, Option<Box<str>>)>),
-    Distinct(HashSet<Box<[u8]>>),
+    Distinct(HashSet<Box<[u8]>, Hash>),
 }
 
 impl AggState {
     fn new(f: AggFunc) -> AggState {
         match f {
-            AggFunc::Count => AggState::Count(0),
+            AggFunc::Count | AggFunc::CountIf => AggState::Count(0),
             AggFunc::Sum => AggState::Sum(SumState::default()),
             AggFunc::Avg => AggState::Avg(SumState::default()),
             AggFunc::Min => AggState::Min(None),
             AggFunc::Max => AggState::Max(None),
             AggFunc::Percentile => AggState::Pct(Vec::new()),
-            AggFunc::CountDistinct => AggState::Distinct(HashSet::new()),
+            AggFunc::CountDistinct => AggState::Distinct(HashSet::default()),
         }
     }
 
@@ -362,15 +366,19 @@ impl Plan {
             }
             Inner::Groups(g) => {
                 let mut scratch = Default::default();
-                let mut out: Vec<Kept> = Vec::with_capacity(g.groups.len());
+                let ordered = !self.order.is_empty();
+                let d = if ordered { self.dirs } else { 0 };
+                let mut groups = g.groups;
+                // Each group's aggregates, `having` and sort keys first; rows only for the
+                // groups kept (with `limit k offset m`, the first m + k, chosen without
+                // sorting the others).
+                let mut aggs: Vec<Vec<Val<'static>>> = Vec::with_capacity(groups.len());
+                let mut out: Vec<Kept> = Vec::with_capacity(groups.len());
                 // `select distinct` with `group by` (and no aggregate): each group's row
                 // encoded, by group index, to drop the rows already written.
                 let mut tags: Vec<Vec<u8>> = Vec::new();
-                let ordered = !self.order.is_empty();
-                let d = if ordered { self.dirs } else { 0 };
-                for (seq, group) in g.groups.into_iter().enumerate() {
-                    let mut group = group;
-                    let aggs: Vec<Val<'static>> = group
+                for (seq, group) in groups.iter_mut().enumerate() {
+                    let done: Vec<Val<'static>> = group
                         .states
                         .iter_mut()
                         .zip(&self.aggs)
@@ -378,7 +386,8 @@ impl Plan {
                         .collect();
                     let cx = Cx {
                         keys: &group.keys,
-                        aggs: &aggs,
+                        aggs: &done,
+                        ..Cx::default()
                     };
                     if self.distinct {
                         let mut tag = Vec::new();
@@ -387,37 +396,67 @@ impl Plan {
                         }
                         tags.push(tag);
                     }
-                    if let Some(h) = &self.having
-                        && !matches!(eval(h, NoDoc, cx, &mut scratch), Val::Bool(true))
-                    {
-                        continue;
-                    }
-                    let row = self
-                        .out
-                        .iter()
-                        .map(|ex| eval(ex, NoDoc, cx, &mut scratch).into_output_in(&self.zone))
-                        .collect();
-                    let keys = if ordered {
+                    let kept = match &self.having {
+                        Some(h) => matches!(eval(h, NoDoc, cx, &mut scratch), Val::Bool(true)),
+                        None => true,
+                    };
+                    let keys = if !kept {
+                        Vec::new()
+                    } else if ordered {
                         self.order
                             .iter()
                             .map(|(ex, _)| eval(ex, NoDoc, cx, &mut scratch).into_owned())
                             .collect()
                     } else {
-                        group.keys.clone()
+                        std::mem::take(&mut group.keys)
                     };
-                    out.push(Kept {
-                        keys,
-                        seq: seq as u64,
-                        row,
-                        dirs: d,
-                    });
+                    aggs.push(done);
+                    if kept {
+                        out.push(Kept {
+                            keys,
+                            seq: seq as u64,
+                            row: Vec::new(),
+                            dirs: d,
+                        });
+                    }
                 }
+                let to_usize = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
+                let offset = to_usize(self.offset);
+                let limit = self.limit.map_or(usize::MAX, to_usize);
                 if self.distinct {
+                    // Which of equal rows stays depends on the order: sort them all.
                     out.sort();
                     let mut seen = HashSet::new();
                     out.retain(|k| seen.insert(std::mem::take(&mut tags[k.seq as usize])));
+                } else {
+                    // `Kept` is totally ordered (the sequence breaks ties), so the first
+                    // `offset + limit` after a selection, sorted, are the first of a whole
+                    // sort.
+                    let want = offset.saturating_add(limit);
+                    if want < out.len() {
+                        if let Some(last) = want.checked_sub(1) {
+                            out.select_nth_unstable(last);
+                        }
+                        out.truncate(want);
+                    }
+                    out.sort();
                 }
-                self.page(out)
+                out.iter()
+                    .skip(offset)
+                    .take(limit)
+                    .map(|k| {
+                        let i = k.seq as usize;
+                        let cx = Cx {
+                            keys: if ordered { &groups[i].keys } else { &k.keys },
+                            aggs: &aggs[i],
+                            ..Cx::default()
+                        };
+                        self.out
+                            .iter()
+                            .map(|ex| eval(ex, NoDoc, cx, &mut scratch).into_output_in(&self.zone))
+                            .collect()
+                    })
+                    .collect()
             }
         }
     }
@@ -442,20 +481,29 @@ impl Accumulator {
             (_, Inner::Empty) => {}
             (Inner::Empty, later) => self.inner = later,
             (Inner::Groups(a), Inner::Groups(b)) => {
-                let mut buf = Vec::new();
-                for group in b.groups {
-                    buf.clear();
-                    for k in &group.keys {
-                        encode_key(k, &mut buf);
+                // `later`'s encoded keys, by group: moved into `self`'s map, not made again.
+                let mut encoded: Vec<Option<Box<[u8]>>> = vec![None; b.groups.len()];
+                for (key, i) in b.map {
+                    if let Some(slot) = encoded.get_mut(i) {
+                        *slot = Some(key);
                     }
-                    match a.map.get(buf.as_slice()) {
+                }
+                for (group, key) in b.groups.into_iter().zip(encoded) {
+                    let key = key.unwrap_or_else(|| {
+                        let mut buf = Vec::new();
+                        for k in &group.keys {
+                            encode_key(k, &mut buf);
+                        }
+                        buf.into()
+                    });
+                    match a.map.get(&key) {
                         Some(&i) => {
                             for (s, t) in a.groups[i].states.iter_mut().zip(group.states) {
                                 s.merge(t);
                             }
                         }
                         None => {
-                            a.map.insert(buf.as_slice().into(), a.groups.len());
+                            a.map.insert(key, a.groups.len());
                             a.groups.push(group);
                         }
                     }
@@ -560,6 +608,11 @@ fn group_index<'a, D: Doc<'a>>(plan: &Plan, s: &mut Scratch, root: D, g: &mut Gr
 #[inline]
 fn fold_group<'a, D: Doc<'a>>(plan: &Plan, s: &mut Scratch, root: D, group: &mut Group) {
     for (state, spec) in group.states.iter_mut().zip(&plan.aggs) {
+        if let Some(filter) = &spec.filter
+            && !matches!(eval(filter, root, Cx::default(), s), Val::Bool(true))
+        {
+            continue;
+        }
         match (&spec.arg, state) {
             // What `update` does for `count(*)`, here so that the commonest aggregate is not
             // a call (`update` is not inlined): 0.5% of `count(*)`'s instructions.

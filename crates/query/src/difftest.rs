@@ -32,6 +32,8 @@ enum Cond {
     Case(Box<Cond>, Box<Cond>, Box<Cond>, bool),
     /// `case p when L then C ... else E end`.
     CaseOf(&'static str, Vec<(Lit, Cond)>, Box<Cond>),
+    /// `lit [not] in p` (an array's membership).
+    Member(Lit, &'static str, bool),
 }
 
 #[derive(Clone, Debug)]
@@ -56,6 +58,16 @@ impl Lit {
 }
 
 const PATHS: [&str; 4] = ["a", "b", "o.x", "t[0]"];
+/// Paths with a wildcard: over `w` (scalars, or not an array) and `v` (objects with a `q`).
+const WILD_PATHS: [&str; 4] = ["w[?]", "w[*]", "v[?].q", "v[*].q"];
+
+/// A leaf's path: a plain one mostly, a wildcard one sometimes.
+fn leaf_path() -> impl Strategy<Value = &'static str> {
+    prop_oneof![
+        3 => prop::sample::select(PATHS.to_vec()),
+        1 => prop::sample::select(WILD_PATHS.to_vec()),
+    ]
+}
 const OPS: [&str; 6] = ["=", "<>", "<", "<=", ">", ">="];
 
 fn num_text() -> impl Strategy<Value = String> {
@@ -80,26 +92,28 @@ fn lit() -> impl Strategy<Value = Lit> {
 
 fn cond() -> impl Strategy<Value = Cond> {
     let leaf = prop_oneof![
-        (
-            prop::sample::select(PATHS.to_vec()),
-            prop::sample::select(OPS.to_vec()),
-            lit()
-        )
+        (leaf_path(), prop::sample::select(OPS.to_vec()), lit())
             .prop_map(|(p, o, l)| Cond::Cmp(p, o, l)),
-        (prop::sample::select(PATHS.to_vec()), any::<bool>()).prop_map(|(p, n)| Cond::IsNull(p, n)),
+        (leaf_path(), any::<bool>()).prop_map(|(p, n)| Cond::IsNull(p, n)),
         (
-            prop::sample::select(vec!["s", "a"]),
+            prop::sample::select(vec!["s", "a", "w[?]", "w[*]"]),
             prop::collection::vec(prop::sample::select(vec!["a", "b", "é", "%", "_"]), 0..4)
                 .prop_map(|v| v.concat()),
             any::<bool>()
         )
             .prop_map(|(p, pat, ci)| Cond::Like(p, pat, ci)),
         (
-            prop::sample::select(PATHS.to_vec()),
+            leaf_path(),
             prop::collection::vec(lit(), 1..3),
             any::<bool>()
         )
             .prop_map(|(p, l, n)| Cond::In(p, l, n)),
+        (
+            lit(),
+            prop::sample::select(vec!["w", "v", "a", "t"]),
+            any::<bool>()
+        )
+            .prop_map(|(l, p, n)| Cond::Member(l, p, n)),
     ];
     leaf.prop_recursive(3, 12, 2, |inner| {
         prop_oneof![
@@ -141,6 +155,17 @@ fn prop_value() -> impl Strategy<Value = Option<String>> {
     ]
 }
 
+/// An array of property values (an absent one left out), or sometimes a value that is not
+/// an array.
+fn prop_array() -> impl Strategy<Value = String> {
+    prop_oneof![
+        4 => prop::collection::vec(prop_value(), 0..4).prop_map(|v| {
+            format!("[{}]", v.into_iter().flatten().collect::<Vec<_>>().join(", "))
+        }),
+        1 => prop_value().prop_map(|v| v.unwrap_or_else(|| "null".to_owned())),
+    ]
+}
+
 fn doc() -> impl Strategy<Value = String> {
     (
         prop_value(),
@@ -149,8 +174,10 @@ fn doc() -> impl Strategy<Value = String> {
         prop_value(),
         prop_value(),
         prop::sample::select(vec!["\"x\"", "\"y\"", "1", "1.0", "null", "2.50"]),
+        prop::option::of(prop_array()),
+        prop::option::of(prop::collection::vec(prop_value(), 0..3)),
     )
-        .prop_map(|(a, b, s, ox, t0, g)| {
+        .prop_map(|(a, b, s, ox, t0, g, w, v)| {
             let mut members = Vec::new();
             if let Some(a) = a {
                 members.push(format!("\"a\":{a}"));
@@ -168,6 +195,17 @@ fn doc() -> impl Strategy<Value = String> {
                 members.push(format!("\"t\":[{t}, 0]"));
             }
             members.push(format!("\"g\":{g}"));
+            if let Some(w) = w {
+                members.push(format!("\"w\":{w}"));
+            }
+            if let Some(v) = v {
+                // Objects with a `q` (absent for `None`).
+                let objects: Vec<String> = v
+                    .into_iter()
+                    .map(|q| q.map_or("{}".to_owned(), |q| format!("{{\"q\":{q}}}")))
+                    .collect();
+                members.push(format!("\"v\":[{}]", objects.join(",")));
+            }
             format!("{{{}}}", members.join(", "))
         })
 }
@@ -204,6 +242,9 @@ fn render(c: &Cond) -> String {
                 .join(" "),
             render(e)
         ),
+        Cond::Member(l, p, neg) => {
+            format!("{} {}in {p}", l.query(), if *neg { "not " } else { "" })
+        }
     }
 }
 
@@ -253,7 +294,57 @@ fn ref_like(s: &str, pat: &str, ci: bool) -> bool {
     regex::Regex::new(&re).unwrap().is_match(&s)
 }
 
+/// A leaf's path.
+fn path_of(c: &Cond) -> Option<&'static str> {
+    match c {
+        Cond::Cmp(p, ..) | Cond::IsNull(p, _) | Cond::Like(p, ..) | Cond::In(p, ..) => Some(p),
+        _ => None,
+    }
+}
+
+/// Leaf `c` on path `q` instead of its own.
+fn on_path(c: &Cond, q: &'static str) -> Cond {
+    match c {
+        Cond::Cmp(_, op, l) => Cond::Cmp(q, op, l.clone()),
+        Cond::IsNull(_, n) => Cond::IsNull(q, *n),
+        Cond::Like(_, pat, ci) => Cond::Like(q, pat.clone(), *ci),
+        Cond::In(_, list, n) => Cond::In(q, list.clone(), *n),
+        other => other.clone(),
+    }
+}
+
+/// A leaf on a wildcard path: the leaf on each element (as the property `@e` of a document
+/// of its own), true for some (`[?]`) or every (`[*]`) element; false when not an array.
+fn ref_wild(c: &Cond, doc: &J) -> Option<bool> {
+    let (array, every, rest) = match path_of(c)? {
+        "w[?]" => ("w", false, None),
+        "w[*]" => ("w", true, None),
+        "v[?].q" => ("v", false, Some("q")),
+        "v[*].q" => ("v", true, Some("q")),
+        _ => return None,
+    };
+    let Some(J::Array(items)) = doc.get(array) else {
+        return Some(false);
+    };
+    let leaf = on_path(c, "@e");
+    let mut held = items.iter().map(|e| {
+        let v = match rest {
+            Some(k) => e.get(k).cloned().unwrap_or(J::Null),
+            None => e.clone(),
+        };
+        ref_eval(&leaf, &serde_json::json!({ "@e": v })) == Some(true)
+    });
+    Some(if every {
+        held.all(|h| h)
+    } else {
+        held.any(|h| h)
+    })
+}
+
 fn ref_eval(c: &Cond, doc: &J) -> Option<bool> {
+    if let Some(answer) = ref_wild(c, doc) {
+        return Some(answer);
+    }
     match c {
         Cond::Cmp(p, op, l) => {
             let o = ref_cmp(get(doc, p)?, &l.json())?;
@@ -310,6 +401,20 @@ fn ref_eval(c: &Cond, doc: &J) -> Option<bool> {
                 }
             }
             ref_eval(e, doc)
+        }
+        Cond::Member(l, p, neg) => {
+            let Some(J::Array(items)) = doc.get(*p) else {
+                return None;
+            };
+            let mut unknown = false;
+            for e in items {
+                match ref_cmp(&l.json(), e) {
+                    Some(Ordering::Equal) => return Some(!*neg),
+                    Some(_) => {}
+                    None => unknown = true,
+                }
+            }
+            if unknown { None } else { Some(*neg) }
         }
     }
 }
@@ -403,17 +508,39 @@ proptest! {
         // Aggregates.
         let (want_aggs, want_groups) = ref_aggregates(&values, &c);
         let got = both(&format!("select count(*), sum(a), count_distinct(g) where {where_}"), &lines);
-        prop_assert_eq!(got, want_aggs);
+        prop_assert_eq!(&got, &want_aggs);
+
+        // The same aggregates filtered instead of after `where`, over every line.
+        let got = both(
+            &format!(
+                "select count(*) filter (where {where_}), sum(a) filter (where {where_}), \
+                 count_distinct(g) filter (where {where_})"
+            ),
+            &lines,
+        );
+        prop_assert_eq!(&got, &want_aggs);
+        let got = both(&format!("select count_if({where_}), sum(a), count(*) filter (where not ({where_}))"), &lines);
+        let (count, rest) = want_aggs.split_once('|').unwrap();
+        prop_assert!(got.starts_with(&format!("{count}|")), "{} vs {}", got, rest);
 
         // Groups: the same counts per (canonical) key.
         let got = both(&format!("select g, count(*) where {where_} group by g"), &lines);
-        let mut got_groups = BTreeMap::new();
-        for row in got.split(';').filter(|r| !r.is_empty()) {
-            let (k, n) = row.rsplit_once('|').unwrap();
-            let k = Decimal::from_str(k).map_or(k.to_owned(), |d| d.normalize().to_string());
-            got_groups.insert(k, n.parse::<usize>().unwrap());
-        }
-        prop_assert_eq!(got_groups, want_groups);
+        let groups = |got: &str| {
+            let mut out = BTreeMap::new();
+            for row in got.split(';').filter(|r| !r.is_empty()) {
+                let (k, n) = row.rsplit_once('|').unwrap();
+                let k = Decimal::from_str(k).map_or(k.to_owned(), |d| d.normalize().to_string());
+                let n = n.parse::<usize>().unwrap();
+                if n > 0 {
+                    out.insert(k, n);
+                }
+            }
+            out
+        };
+        prop_assert_eq!(&groups(&got), &want_groups);
+        // Counted with `count_if` per group of every line: the groups with a match agree.
+        let got = both(&format!("select g, count_if({where_}) group by g"), &lines);
+        prop_assert_eq!(&groups(&got), &want_groups);
 
         // Scalar functions and arithmetic: the two documents agree (strings with escapes on
         // the lazy side, already unescaped on the serde side).
@@ -447,6 +574,14 @@ proptest! {
             let cut: Vec<&str> =
                 full.split(';').filter(|r| !r.is_empty()).skip(m).take(k).collect();
             prop_assert_eq!(page, cut.join(";"));
+        }
+
+        // The same for groups: the first k chosen among all groups equal the sort cut to k.
+        let full = both(&format!("select g, count(*) where {where_} group by g order by count(*) desc"), &lines);
+        for k in [0usize, 1, 2] {
+            let top = both(&format!("select g, count(*) where {where_} group by g order by count(*) desc limit {k}"), &lines);
+            let cut: Vec<&str> = full.split(';').filter(|r| !r.is_empty()).take(k).collect();
+            prop_assert_eq!(top, cut.join(";"));
         }
     }
 }
@@ -484,6 +619,12 @@ const SOUP: &[&str] = &[
     "max",
     "percentile",
     "count_distinct",
+    "count_if",
+    "filter",
+    "w",
+    "[?]",
+    "[*]",
+    "?",
     "match",
     "has",
     "lower",
@@ -627,7 +768,16 @@ fn expr_text() -> impl Strategy<Value = String> {
                 if n { "not " } else { "" },
                 p.replace('\'', "''")
             )),
-            (inner.clone(), inner).prop_map(|(a, b)| format!("{a} in ({b}, 1, 'a')")),
+            (inner.clone(), inner.clone()).prop_map(|(a, b)| format!("{a} in ({b}, 1, 'a')")),
+            (
+                prop::sample::select(vec!["count", "sum", "min", "count_distinct"]),
+                inner.clone(),
+                cond()
+            )
+                .prop_map(|(f, a, c)| format!("{f}({a}) filter (where {})", render(&c))),
+            cond().prop_map(|c| format!("count_if({})", render(&c))),
+            (inner, prop::sample::select(vec!["w", "v", "t"]))
+                .prop_map(|(a, p)| format!("{a} in {p}")),
             text_expr(),
         ]
     })

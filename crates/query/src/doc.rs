@@ -54,6 +54,22 @@ pub trait Doc<'a>: Copy {
     }
     /// Element `i`; `None` when out of range or when this is not an array.
     fn index(self, i: usize) -> Option<Self::Node>;
+    /// Pass the elements of this array to `f` in order, until `f` returns `false`; `false`
+    /// when this is not an array. (The default walks [`Doc::index`]; documents that can
+    /// walk their elements in one pass do.)
+    fn each_element(self, mut f: impl FnMut(Self::Node) -> bool) -> bool {
+        if !matches!(self.view(), View::Array) {
+            return false;
+        }
+        let mut i = 0;
+        while let Some(n) = self.index(i) {
+            if !f(n) {
+                break;
+            }
+            i += 1;
+        }
+        true
+    }
     /// What this value is.
     fn view(self) -> View<'a>;
     /// The text of this value if it is a number ([`View::Number`]): what a sum reads, without
@@ -87,6 +103,17 @@ impl<'a> Doc<'a> for ndq_scan::Value<'a> {
             ndq_scan::Value::Array(a) => a.get(i),
             _ => None,
         }
+    }
+    fn each_element(self, mut f: impl FnMut(Self) -> bool) -> bool {
+        let ndq_scan::Value::Array(a) = self else {
+            return false;
+        };
+        for n in a.iter() {
+            if !f(n) {
+                break;
+            }
+        }
+        true
     }
     fn view(self) -> View<'a> {
         match self {
@@ -183,6 +210,17 @@ impl<'a> Doc<'a> for &'a serde_json::Value {
     }
     fn index(self, i: usize) -> Option<Self> {
         self.as_array()?.get(i)
+    }
+    fn each_element(self, mut f: impl FnMut(Self) -> bool) -> bool {
+        let Some(a) = self.as_array() else {
+            return false;
+        };
+        for n in a {
+            if !f(n) {
+                break;
+            }
+        }
+        true
     }
     fn view(self) -> View<'a> {
         match self {

@@ -19,9 +19,10 @@ use regex::Regex;
 use rust_decimal::Decimal;
 use rust_decimal::prelude::ToPrimitive;
 
+use crate::array::{Membership, Quantifier};
 use crate::doc::{Doc, View};
 use crate::func::{self, Like, TextFunc};
-use crate::ir::{Case, Ex, Group, Path, Pattern};
+use crate::ir::{Case, Ex, Group, Path, Pattern, Quant};
 use crate::parse::{BinOp, Seg};
 use crate::plan::Plan;
 use crate::text;
@@ -33,6 +34,8 @@ use crate::value::{Num, Val, Value, cmp_parts, compare, parse_number};
 pub(crate) struct Cx<'x> {
     pub keys: &'x [Val<'static>],
     pub aggs: &'x [Val<'static>],
+    /// The current element's value, for [`Ex::Elem`] in a wildcard condition's test.
+    pub elem: Option<&'x Val<'x>>,
 }
 
 /// Reused buffers for one worker, so that a line allocates nothing it does not keep.
@@ -83,14 +86,58 @@ pub(crate) fn resolve<'a, D: Doc<'a>>(root: D, path: &Path) -> Option<D::Node> {
     let Seg::Key(k) = first else {
         return None;
     };
-    let mut n = root.top(k, path.slot)?;
-    for s in rest {
+    follow(root.top(k, path.slot)?, rest)
+}
+
+/// Follow the steps `segs` from node `n`.
+#[inline]
+fn follow<'a, N: Doc<'a, Node = N>>(mut n: N, segs: &[Seg]) -> Option<N> {
+    for s in segs {
         n = match s {
             Seg::Key(k) => n.get(k)?,
             Seg::Index(i) => n.index(*i)?,
         };
     }
     Some(n)
+}
+
+/// `x [not] in PATH` (see `array.rs`): `array` is the path, or per group the key holding
+/// the array's JSON text.
+fn member<'x, 'a: 'x, D: Doc<'a>>(
+    x: &Val<'_>,
+    array: &'x Ex,
+    root: D,
+    cx: Cx<'x>,
+    s: &mut Scratch,
+) -> Option<bool> {
+    let mut m = Membership::default();
+    let is_array = match array {
+        Ex::Path(path) => {
+            resolve(root, path).is_some_and(|n| n.each_element(|e| m.see(compare(x, &node_val(e)))))
+        }
+        other => match eval(other, root, cx, s) {
+            Val::Json(true, raw) => serde_json::from_str::<serde_json::Value>(&raw)
+                .is_ok_and(|v| v.each_element(|e| m.see(compare(x, &node_val(e))))),
+            _ => false,
+        },
+    };
+    if is_array { m.answer() } else { None }
+}
+
+/// A wildcard condition (see `array.rs`): its test for each element of the array.
+fn quantified<'x, 'a: 'x, D: Doc<'a>>(q: &'x Quant, root: D, cx: Cx<'x>, s: &mut Scratch) -> bool {
+    let mut fold = Quantifier::new(q.every);
+    let is_array = resolve(root, &q.array).is_some_and(|n| {
+        n.each_element(|e| {
+            let v = follow(e, &q.rest).map_or(Val::Null, node_val);
+            let cx = Cx {
+                elem: Some(&v),
+                ..cx
+            };
+            fold.see(matches!(eval(&q.test, root, cx, s), Val::Bool(true)))
+        })
+    });
+    fold.answer(is_array)
 }
 
 /// [`resolve`], then the value's text if it is a number ([`Doc::number`]).
@@ -360,6 +407,12 @@ pub(crate) fn eval<'x, 'a: 'x, D: Doc<'a>>(
         }
         Ex::IsNull { ex, negated } => Val::Bool(eval(ex, root, cx, s).is_null() != *negated),
         Ex::Has(path) => Val::Bool(resolve(root, path).is_some()),
+        Ex::Member { ex, array, negated } => {
+            let x = eval(ex, root, cx, s);
+            from_truth(member(&x, array, root, cx, s).map(|b| b != *negated))
+        }
+        Ex::Quant(q) => Val::Bool(quantified(q, root, cx, s)),
+        Ex::Elem => cx.elem.map_or(Val::Null, Val::borrowed),
         Ex::Match(a, pattern) => {
             let v = eval(a, root, cx, s);
             let Some(text) = v.str() else {

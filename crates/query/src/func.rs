@@ -60,6 +60,8 @@ pub(crate) enum AggFunc {
     Max,
     Percentile,
     CountDistinct,
+    /// `count_if(C)`: planned as `count(*) filter (where C)`.
+    CountIf,
 }
 
 /// What a function name means.
@@ -130,6 +132,7 @@ const TABLE: &[(&str, FuncName, usize, usize)] = &[
         1,
         1,
     ),
+    ("count_if", FuncName::Agg(AggFunc::CountIf), 1, 1),
 ];
 
 /// Look up a lowercased function name: its meaning and argument count range.

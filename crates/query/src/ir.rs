@@ -54,6 +54,16 @@ pub(crate) enum Ex {
         negated: bool,
     },
     Has(Path),
+    /// `x [not] in PATH`: whether the array `array` evaluates to holds `x` (see `array.rs`).
+    Member {
+        ex: Box<Ex>,
+        array: Box<Ex>,
+        negated: bool,
+    },
+    /// A condition on a wildcard path (`Tags[?] = 'a'`), see [`Quant`].
+    Quant(Box<Quant>),
+    /// The wildcard side of a [`Quant`]'s test: the current element's value.
+    Elem,
     Match(Box<Ex>, Pattern<Regex>),
     Coalesce(Vec<Ex>),
     Call(Func, Box<Ex>, Option<Box<Ex>>),
@@ -65,6 +75,19 @@ pub(crate) enum Ex {
     Extract(Box<Extract>),
     /// A time function (`timefn.rs`) of one or two arguments, in the plan's zone.
     Time(TimeFn, Box<Ex>, Option<Box<Ex>>, Zone),
+}
+
+/// A condition with one wildcard path as a side: `test` is the condition with that side
+/// read as [`Ex::Elem`], evaluated for each element of the array at `array`, each element
+/// followed by `rest` (`Cart[?].Qty`: `array` `Cart`, `rest` `.Qty`). With `every` (`[*]`)
+/// true when `test` is true for every element (an empty array too), else (`[?]`) when it is
+/// for some; a value that is not an array gives false.
+#[derive(Debug)]
+pub(crate) struct Quant {
+    pub array: Path,
+    pub rest: Box<[Seg]>,
+    pub every: bool,
+    pub test: Ex,
 }
 
 /// A pattern compiled once when it is a literal, else evaluated per line.
@@ -116,4 +139,6 @@ pub(crate) struct AggSpec {
     pub arg: Option<Ex>,
     /// The percentile, for `percentile`.
     pub p: Decimal,
+    /// `filter (where C)` (or `count_if`'s condition): only the lines where it is true count.
+    pub filter: Option<Ex>,
 }

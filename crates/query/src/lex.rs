@@ -27,6 +27,8 @@ pub(crate) enum Tok {
     Comma,
     Dot,
     Star,
+    /// `?`, only in a path's wildcard `[?]`.
+    Question,
     Plus,
     Minus,
     Slash,
@@ -135,6 +137,7 @@ pub(crate) fn lex(q: &str) -> Result<Vec<Token>, QueryError> {
                 (b',', _) => (Tok::Comma, 1),
                 (b'.', _) => (Tok::Dot, 1),
                 (b'*', _) => (Tok::Star, 1),
+                (b'?', _) => (Tok::Question, 1),
                 (b'+', _) => (Tok::Plus, 1),
                 (b'-', _) => (Tok::Minus, 1),
                 (b'/', _) => (Tok::Slash, 1),

@@ -31,12 +31,12 @@
 //! Each file refers only to files above it in this list (a test, `layering.rs`, checks that
 //! no two files refer to each other, directly or in a loop):
 //! `time` (instants, zones, RFC 3339; nothing of the crate), `error`, `lex`, `parse` (the
-//! AST) → `value` (values, numbers, orders), `func`, `timefn` (time functions and arithmetic
-//! on values), `fsum`, `dsum`, `doc` (the document trait) → `ir` (compiled expressions) →
-//! `prefilter` (literals of `where`) → `candidates` (the prefilter over whole chunks) →
-//! `plan` (the planner and [`Plan`]) → `eval` (one expression over one document) →
-//! `distinct` (the rows of `select distinct`) → `agg` ([`Accumulator`]) → `worker`
-//! ([`Worker`]).
+//! AST), `array` (where wildcards may stand, and the folds of array conditions) → `value`
+//! (values, numbers, orders), `func`, `timefn` (time functions and arithmetic on values),
+//! `fsum`, `dsum`, `doc` (the document trait) → `ir` (compiled expressions) → `prefilter`
+//! (literals of `where`) → `candidates` (the prefilter over whole chunks) → `plan` (the
+//! planner and [`Plan`]) → `eval` (one expression over one document) → `distinct` (the rows
+//! of `select distinct`) → `agg` ([`Accumulator`]) → `worker` ([`Worker`]).
 //!
 //! # Choices where QUERY.md is silent
 //!
@@ -187,6 +187,33 @@
 //!     (UTC by default), as `today` and `yesterday` are; `now`, `today`, `yesterday` are
 //!     case-insensitive; a duration may be negative (`--until -1h` is an hour from now). The
 //!     time property is read as `datetime` reads it, so a number counts as epoch seconds.
+//! - **Conditional aggregates**: `filter (where C)` follows an aggregate's `)`; after any
+//!   other function it is a query error (`filter` is not a reserved word elsewhere). Two
+//!   aggregates that differ only in their filter are two aggregates; `count_if(C) filter
+//!   (where D)` counts the lines where both are true. A filter never changes which lines
+//!   `where` keeps: over no line the aggregate is that of nothing (`count` 0, `sum` null).
+//!   An aggregate inside a filter (or `count_if`) is a query error. The column name is the
+//!   whole text, filter included.
+//! - **`x in PATH`**: `PATH` is a property path written without parentheses (a name that
+//!   is not a keyword, literal or call, or a quoted key); `x in (Tags)` is the one-item
+//!   list, `x = Tags`. An empty array gives false even when `x` is null; an element that is
+//!   an array or an object compares as null. In an aggregating `select`, `PATH` must be a
+//!   `group by` expression, like any property.
+//! - **Where a wildcard may stand**: a wildcard path is a *side* of the condition: either
+//!   side of a comparison, of `like`/`ilike`, the tested value or an item of `in (...)`,
+//!   the operand of `is [not] null`. Arithmetic or a call around it (`Cart[?].Qty * 2 > 3`,
+//!   `lower(Tags[?]) = 'x'`) is a query error, as is `x in Tags[?]` and a wildcard in
+//!   `group by` or `select` by itself; `not`, `and` and `or` around the whole condition are
+//!   fine. The negated forms test each element (`Tags[?] not like 'a%'`: some element does
+//!   not match; `Tags[*] is not null`: no element is null).
+//! - **Two wildcard paths in one condition** (`Tags[?] = Other[?]`) are a query error
+//!   pointing at the second (which pairs would be meant is not clear); so is a second
+//!   wildcard in one path (`Cart[?].Tags[*]`) and a wildcard condition inside a side of
+//!   another.
+//! - A wildcard condition reads each element through the rest of the path; an element
+//!   without it is null there (`Cart[?].Qty is null` is true for an element with no
+//!   `Qty`). In an aggregating `select` or `order by`, the condition must be a `group by`
+//!   expression.
 //! - The serde document (`--engine serde`) sees what serde_json keeps: the *last* of
 //!   duplicate keys, strings already unescaped (written as computed strings), arrays and
 //!   objects re-serialized. Everything else is the same engine.
@@ -231,6 +258,7 @@
 #![cfg_attr(not(test), warn(clippy::unwrap_used))]
 
 mod agg;
+mod array;
 mod candidates;
 mod distinct;
 mod doc;

@@ -146,6 +146,28 @@ pub(crate) enum ExprKind {
         arms: Vec<(Expr, Expr)>,
         default: Option<Box<Expr>>,
     },
+    /// A path with one wildcard (`Tags[?]`, `Cart[*].Qty`): `segs[..at]` leads to the array,
+    /// whose every element `segs[at..]` goes on from; `every` for `[*]`, else `[?]`. `wild`
+    /// is where the wildcard is written (`[?]`), for errors. Only a side of a condition.
+    Wild {
+        segs: Vec<Seg>,
+        at: usize,
+        every: bool,
+        wild: Span,
+    },
+    /// `x [not] in PATH` (no parentheses): whether the array at `PATH` holds `x`; `array` is
+    /// a path as written.
+    Member {
+        expr: Box<Expr>,
+        array: Box<Expr>,
+        negated: bool,
+    },
+    /// `AGG(...) filter (where C)`: `call` as written, `kw` the span of `filter`.
+    Filter {
+        call: Box<Expr>,
+        cond: Box<Expr>,
+        kw: Span,
+    },
 }
 
 impl Expr {
@@ -160,6 +182,7 @@ impl Expr {
             | ExprKind::Str(_)
             | ExprKind::Duration(_)
             | ExprKind::Path(_)
+            | ExprKind::Wild { .. }
             | ExprKind::Star => Vec::new(),
             ExprKind::Neg(a) | ExprKind::Not(a) => vec![a],
             ExprKind::Bin(_, a, b) => vec![a, b],
@@ -167,6 +190,8 @@ impl Expr {
             ExprKind::In { expr, list, .. } => std::iter::once(&**expr).chain(list).collect(),
             ExprKind::IsNull { expr, .. } => vec![expr],
             ExprKind::Call { args, .. } => args.iter().collect(),
+            ExprKind::Member { expr, array, .. } => vec![expr, array],
+            ExprKind::Filter { call, cond, .. } => vec![call, cond],
             ExprKind::Case {
                 subject,
                 arms,
@@ -189,6 +214,7 @@ impl Expr {
             | ExprKind::Str(_)
             | ExprKind::Duration(_)
             | ExprKind::Path(_)
+            | ExprKind::Wild { .. }
             | ExprKind::Star => Vec::new(),
             ExprKind::Neg(a) | ExprKind::Not(a) => vec![a],
             ExprKind::Bin(_, a, b) => vec![a, b],
@@ -198,6 +224,8 @@ impl Expr {
                 .collect(),
             ExprKind::IsNull { expr, .. } => vec![expr],
             ExprKind::Call { args, .. } => args.iter_mut().collect(),
+            ExprKind::Member { expr, array, .. } => vec![expr, array],
+            ExprKind::Filter { call, cond, .. } => vec![call, cond],
             ExprKind::Case {
                 subject,
                 arms,
@@ -225,6 +253,8 @@ pub(crate) enum Expect {
     KeyAfterDot,
     /// `select Tags[x]`
     IndexOrKey,
+    /// `select count(*) filter (x > 1)`
+    FilterWhere,
     /// `select x group x`
     By,
     /// `select x from`
@@ -275,7 +305,8 @@ impl Expect {
             Expect::CloseParen => "')'",
             Expect::CloseBracket => "']'",
             Expect::KeyAfterDot => "a property name after '.'",
-            Expect::IndexOrKey => "an index or a quoted key inside '[ ]'",
+            Expect::IndexOrKey => "an index, a quoted key, '?' or '*' inside '[ ]'",
+            Expect::FilterWhere => "'where' after 'filter ('",
             Expect::By => "'by'",
             Expect::Source => "a source name ('stream')",
             Expect::Alias => "a column name after 'as'",
@@ -292,7 +323,7 @@ impl Expect {
             Expect::LaterClause => "another clause or the end of the query",
             Expect::AfterLimit => "'offset' or the end of the query",
             Expect::End => "the end of the query",
-            Expect::ListOpen => "'(' to open the list after 'in'",
+            Expect::ListOpen => "'(' to open a list, or a property path, after 'in'",
             Expect::NullAfterIs => "'null' or 'not null' after 'is'",
             Expect::AfterNot => "'like', 'ilike' or 'in' after 'not'",
             Expect::NoChain => "the end of the comparison (comparisons do not chain: use 'and')",
@@ -752,16 +783,24 @@ impl<'q> Parser<'q> {
                     ci,
                 }
             } else if self.eat_kw("in") {
-                self.expect(Tok::LParen, Expect::ListOpen)?;
-                let mut list = vec![self.expr()?];
-                while self.eat(&Tok::Comma) {
-                    list.push(self.expr()?);
-                }
-                self.expect(Tok::RParen, Expect::CloseParen)?;
-                ExprKind::In {
-                    expr: Box::new(lhs),
-                    list,
-                    negated,
+                if let Some(array) = self.array_path()? {
+                    ExprKind::Member {
+                        expr: Box::new(lhs),
+                        array: Box::new(array),
+                        negated,
+                    }
+                } else {
+                    self.expect(Tok::LParen, Expect::ListOpen)?;
+                    let mut list = vec![self.expr()?];
+                    while self.eat(&Tok::Comma) {
+                        list.push(self.expr()?);
+                    }
+                    self.expect(Tok::RParen, Expect::CloseParen)?;
+                    ExprKind::In {
+                        expr: Box::new(lhs),
+                        list,
+                        negated,
+                    }
                 }
             } else {
                 return Ok(lhs);
@@ -958,14 +997,18 @@ impl<'q> Parser<'q> {
                             }
                             self.expect(Tok::RParen, Expect::CloseParen)?;
                         }
-                        ExprKind::Call {
+                        let call = ExprKind::Call {
                             name: lower,
                             name_span: Span {
                                 start: t.start,
                                 end: t.end,
                             },
                             args,
+                        };
+                        if self.is_kw("filter") && self.peek_at(1).tok == Tok::LParen {
+                            return self.filter(start, call);
                         }
+                        call
                     }
                     _ => return self.path(start, vec![Seg::Key(word.to_owned())]),
                 }
@@ -978,8 +1021,61 @@ impl<'q> Parser<'q> {
         })
     }
 
-    /// The rest of a path: `.name`, `[n]`, `['key']` steps.
+    /// `AGG(...) filter (where C)`, `filter` next: the call `call` (from `start`) and its
+    /// condition.
+    fn filter(&mut self, start: usize, call: ExprKind) -> Result<Expr, QueryError> {
+        let call = Expr {
+            kind: call,
+            span: self.span_from(start),
+        };
+        let kw = self.bump();
+        self.bump();
+        if !self.eat_kw("where") {
+            return self.fail(Expect::FilterWhere);
+        }
+        let cond = self.expr()?;
+        self.expect(Tok::RParen, Expect::CloseParen)?;
+        Ok(Expr {
+            kind: ExprKind::Filter {
+                call: Box::new(call),
+                cond: Box::new(cond),
+                kw: Span {
+                    start: kw.start,
+                    end: kw.end,
+                },
+            },
+            span: self.span_from(start),
+        })
+    }
+
+    /// After `in`: the path of `x in PATH`, when one is written (a name that is not a
+    /// keyword, a literal or a call, or a quoted key); `None` when something else follows
+    /// (`(` opens a list).
+    fn array_path(&mut self) -> Result<Option<Expr>, QueryError> {
+        let t = self.peek().clone();
+        match t.tok {
+            Tok::LBracket => self.path(t.start, Vec::new()).map(Some),
+            Tok::Ident if self.peek_at(1).tok != Tok::LParen => {
+                let word = self.text(&t);
+                let lower = word.to_ascii_lowercase();
+                if RESERVED.contains(&lower.as_str())
+                    || ["null", "true", "false", "not"].contains(&lower.as_str())
+                {
+                    return Ok(None);
+                }
+                self.bump();
+                self.path(t.start, vec![Seg::Key(word.to_owned())])
+                    .map(Some)
+            }
+            _ => Ok(None),
+        }
+    }
+
+    /// The rest of a path: `.name`, `[n]`, `['key']` steps, and at most one wildcard, `[?]`
+    /// or `[*]`.
     fn path(&mut self, start: usize, mut segs: Vec<Seg>) -> Result<Expr, QueryError> {
+        // (position in `segs`, `[*]`, span)
+        let mut wild: Option<(usize, bool, Span)> = None;
         loop {
             if self.eat(&Tok::Dot) {
                 let t = self.peek().clone();
@@ -989,8 +1085,24 @@ impl<'q> Parser<'q> {
                 self.bump();
                 segs.push(Seg::Key(self.text(&t).to_owned()));
             } else if self.peek().tok == Tok::LBracket {
-                self.bump();
+                let open = self.bump();
                 let t = self.peek().clone();
+                if matches!(t.tok, Tok::Question | Tok::Star) {
+                    self.bump();
+                    self.expect(Tok::RBracket, Expect::CloseBracket)?;
+                    let span = self.span_from(open.start);
+                    if wild.is_some() {
+                        return Err(QueryError::new(
+                            self.q,
+                            span.start,
+                            span.end,
+                            "a path holds at most one wildcard ([?] or [*]); give the other \
+                             array an index ([0])",
+                        ));
+                    }
+                    wild = Some((segs.len(), t.tok == Tok::Star, span));
+                    continue;
+                }
                 match &t.tok {
                     Tok::Str(s) => segs.push(Seg::Key(s.clone())),
                     Tok::Number => match self.text(&t).parse::<usize>() {
@@ -1005,7 +1117,7 @@ impl<'q> Parser<'q> {
                 break;
             }
         }
-        if !matches!(segs.first(), Some(Seg::Key(_))) {
+        if !matches!(segs.first(), Some(Seg::Key(_))) || wild.is_some_and(|w| w.0 == 0) {
             // `[0]` alone: the root is an object, so an index cannot start a path.
             return Err(QueryError::new(
                 self.q,
@@ -1014,8 +1126,17 @@ impl<'q> Parser<'q> {
                 "a path starts with a property name or a quoted key, not an index",
             ));
         }
+        let kind = match wild {
+            Some((at, every, wild)) => ExprKind::Wild {
+                segs,
+                at,
+                every,
+                wild,
+            },
+            None => ExprKind::Path(segs),
+        };
         Ok(Expr {
-            kind: ExprKind::Path(segs),
+            kind,
             span: self.span_from(start),
         })
     }
@@ -1045,7 +1166,11 @@ mod tests {
             ),
             (
                 "select Tags[x]",
-                "expected an index or a quoted key inside '[ ]', found 'x'",
+                "expected an index, a quoted key, '?' or '*' inside '[ ]', found 'x'",
+            ),
+            (
+                "select count(*) filter (x > 1)",
+                "expected 'where' after 'filter (', found 'x'",
             ),
             ("select x group x", "expected 'by', found 'x'"),
             (
@@ -1114,7 +1239,7 @@ mod tests {
             ),
             (
                 "where x in 1",
-                "expected '(' to open the list after 'in', found '1'",
+                "expected '(' to open a list, or a property path, after 'in', found '1'",
             ),
             (
                 "where x is 5",

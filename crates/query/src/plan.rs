@@ -16,12 +16,13 @@
 use regex::Regex;
 use rust_decimal::Decimal;
 
+use crate::array;
 use crate::doc::Scanned;
 use crate::error::{ErrorKind, QueryError};
 use crate::func::TextFunc;
 use crate::func::{self, AggFunc, FuncName, Like};
 use crate::ir::Extract;
-use crate::ir::{AggSpec, Case, Ex, Path, Pattern};
+use crate::ir::{AggSpec, Case, Ex, Path, Pattern, Quant};
 use crate::parse::{self, BinOp, Expr, ExprKind, Query, Seg};
 use crate::prefilter::{self, Prefilter};
 use crate::time::{TimeFn, TimeOptions, Zone};
@@ -81,6 +82,8 @@ enum Ctx {
     Line(&'static str),
     /// Inside an aggregate's argument.
     AggArg,
+    /// Inside an aggregate's `filter (where ...)` or `count_if`'s condition (per line).
+    Filter,
     /// Per group.
     Group,
 }
@@ -95,6 +98,9 @@ struct Planner<'q> {
     zone: Zone,
     now: i128,
     time_field: Vec<Seg>,
+    /// While compiling a wildcard condition's test: where its wildcard side's wildcard
+    /// starts (that side reads the current element, [`Ex::Elem`]).
+    elem_at: Option<usize>,
 }
 
 fn text_of<'q>(q: &'q str, e: &Expr) -> &'q str {
@@ -159,6 +165,11 @@ impl<'q> Planner<'q> {
         {
             return Ok(Ex::Key(i));
         }
+        if self.elem_at.is_none()
+            && let Some(side) = array::wild_side(self.q, e)?
+        {
+            return self.quantified(e, side, ctx);
+        }
         let bx = |p: &mut Self, e: &Expr| p.compile(e, ctx).map(Box::new);
         Ok(match &e.kind {
             ExprKind::Null => Ex::Const(Val::Null),
@@ -171,25 +182,56 @@ impl<'q> Planner<'q> {
             ExprKind::Duration(n) => Ex::Const(Val::Dur(*n)),
             ExprKind::Path(segs) => {
                 if ctx == Ctx::Group {
-                    let t = text_of(self.q, e);
-                    return if self.group_by.is_empty() {
-                        self.err(
-                            e,
-                            ErrorKind::GroupBy,
-                            format!(
-                                "'{t}' must be inside an aggregate, because this query aggregates (or add 'group by {t}')"
-                            ),
-                        )
-                    } else {
-                        self.err(
-                            e,
-                            ErrorKind::GroupBy,
-                            format!("'{t}' must appear in group by or be inside an aggregate"),
-                        )
-                    };
+                    return self.ungrouped(e);
                 }
                 Ex::Path(self.note_path(segs))
             }
+            ExprKind::Wild { wild, .. } => {
+                if self.elem_at == Some(wild.start) {
+                    Ex::Elem
+                } else {
+                    return Err(array::misplaced(
+                        self.q,
+                        (wild.start, wild.end),
+                        text_of(self.q, e),
+                    ));
+                }
+            }
+            ExprKind::Member {
+                expr,
+                array,
+                negated,
+            } => Ex::Member {
+                ex: bx(self, expr)?,
+                array: bx(self, array)?,
+                negated: *negated,
+            },
+            ExprKind::Filter { call, kw, .. } => match &call.kind {
+                ExprKind::Call {
+                    name,
+                    name_span,
+                    args,
+                } if !matches!(func::lookup(name), Some((f, ..)) if !matches!(f, FuncName::Agg(_))) =>
+                {
+                    // An aggregate (or an unknown name, which `call` reports).
+                    return self.call(e, name, *name_span, args, ctx);
+                }
+                _ => {
+                    let what = match &call.kind {
+                        ExprKind::Call { name_span, .. } => {
+                            format!("'{}' is not one", &self.q[name_span.start..name_span.end])
+                        }
+                        _ => "this is not one".to_owned(),
+                    };
+                    return Err(QueryError::new(
+                        self.q,
+                        kw.start,
+                        kw.end,
+                        format!("filter (where ...) applies only to aggregates, and {what}"),
+                    )
+                    .with_kind(ErrorKind::Aggregate));
+                }
+            },
             ExprKind::Star => {
                 return self.err(e, ErrorKind::Arguments, "'*' is only allowed in count(*)");
             }
@@ -291,6 +333,53 @@ impl<'q> Planner<'q> {
         })))
     }
 
+    /// The error for a property read per group outside `group by` and outside aggregates.
+    fn ungrouped<T>(&self, e: &Expr) -> Result<T, QueryError> {
+        let t = text_of(self.q, e);
+        if self.group_by.is_empty() {
+            self.err(
+                e,
+                ErrorKind::GroupBy,
+                format!(
+                    "'{t}' must be inside an aggregate, because this query aggregates (or add 'group by {t}')"
+                ),
+            )
+        } else {
+            self.err(
+                e,
+                ErrorKind::GroupBy,
+                format!("'{t}' must appear in group by or be inside an aggregate"),
+            )
+        }
+    }
+
+    /// Condition `e` whose side `side` is a wildcard path: its test, that side reading each
+    /// element in turn (see `array.rs`).
+    fn quantified(&mut self, e: &Expr, side: &Expr, ctx: Ctx) -> Result<Ex, QueryError> {
+        let ExprKind::Wild {
+            segs,
+            at,
+            every,
+            wild,
+        } = &side.kind
+        else {
+            return self.err(side, ErrorKind::Arguments, "not a wildcard path");
+        };
+        if ctx == Ctx::Group {
+            return self.ungrouped(e);
+        }
+        let array = self.note_path(&segs[..*at]);
+        self.elem_at = Some(wild.start);
+        let test = self.compile(e, ctx);
+        self.elem_at = None;
+        Ok(Ex::Quant(Box::new(Quant {
+            array,
+            rest: segs[*at..].to_vec().into_boxed_slice(),
+            every: *every,
+            test: test?,
+        })))
+    }
+
     fn check_null_compare(
         &self,
         e: &Expr,
@@ -375,15 +464,35 @@ impl<'q> Planner<'q> {
                             format!("aggregate '{text}' cannot be inside another aggregate"),
                         );
                     }
+                    Ctx::Filter => {
+                        return self.err(
+                            e,
+                            ErrorKind::Aggregate,
+                            format!("aggregate '{text}' cannot be inside an aggregate's filter"),
+                        );
+                    }
                     Ctx::Group => {}
                 }
                 if let Some(i) = self.agg_asts.iter().position(|a| a == e) {
                     return Ok(Ex::Agg(i));
                 }
-                let arg_ex = match &args[0].kind {
-                    ExprKind::Star => None,
-                    _ => Some(self.compile(&args[0], Ctx::AggArg)?),
+                // `count_if(C)` is `count(*) filter (where C)`.
+                let (agg, arg_ex, mut filter) = match &args[0].kind {
+                    _ if agg == AggFunc::CountIf => (
+                        AggFunc::Count,
+                        None,
+                        Some(self.compile(&args[0], Ctx::Filter)?),
+                    ),
+                    ExprKind::Star => (agg, None, None),
+                    _ => (agg, Some(self.compile(&args[0], Ctx::AggArg)?), None),
                 };
+                if let ExprKind::Filter { cond, .. } = &e.kind {
+                    let cond = self.compile(cond, Ctx::Filter)?;
+                    filter = Some(match filter {
+                        Some(f) => Ex::And(Box::new(f), Box::new(cond)),
+                        None => cond,
+                    });
+                }
                 let mut p = Decimal::ZERO;
                 if agg == AggFunc::Percentile {
                     let pe = &args[1];
@@ -426,6 +535,7 @@ impl<'q> Planner<'q> {
                     func: agg,
                     arg: arg_ex,
                     p,
+                    filter,
                 });
                 Ex::Agg(self.aggs.len() - 1)
             }
@@ -717,8 +827,8 @@ fn first_agg(e: &Expr) -> Option<&Expr> {
 }
 
 /// `e` with each bare name that is a select alias replaced by the item it names (an alias
-/// wins over a property of that name, as in `order by`), outside aggregate arguments (which
-/// read lines, where aliases mean nothing).
+/// wins over a property of that name, as in `order by`), outside aggregate arguments and
+/// filters (which read lines, where aliases mean nothing).
 fn with_aliases(e: &Expr, items: &[parse::Item]) -> Expr {
     let mut e = e.clone();
     substitute(&mut e, items);
@@ -731,7 +841,7 @@ fn substitute(e: &mut Expr, items: &[parse::Item]) {
         && let Some(item) = items.iter().find(|i| i.alias.as_deref() == Some(k))
     {
         *e = item.expr.clone();
-    } else if !is_agg_call(e) {
+    } else if !is_agg_call(e) && !matches!(e.kind, ExprKind::Filter { .. }) {
         for child in e.children_mut() {
             substitute(child, items);
         }
@@ -843,6 +953,7 @@ fn plan(q: &str, ast: Query, time: &TimeOptions) -> Result<Plan, QueryError> {
         zone: time.zone.clone(),
         now: time.now.unwrap_or_else(crate::time::now),
         time_field: time_field(&time.time_field),
+        elem_at: None,
     };
     let filter = match &ast.filter {
         Some(e) => Some(p.compile(e, Ctx::Line("where"))?),

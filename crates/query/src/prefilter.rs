@@ -18,8 +18,10 @@
 //! | `p like 'a%b_c'` | `a ∧ b ∧ c` (the fragments between `%` and `_`; `like` has no escape character) |
 //! | `contains(p, 'L')`, `startswith(p, 'L')`, `endswith(p, 'L')` | `L` |
 //! | `p in ('a', 'b', 5)`, every item a string or a number constant | `a ∨ b ∨ K = 5` (for numbers, `p` must end in a key `K`, as below) |
+//! | `'L' in p` (an array holding `L`) | `L` |
 //! | `match(p, 're')` | `(P₁ ∨ … ∨ Pₙ) ∧ (S₁ ∨ … ∨ Sₘ)`: prefix and suffix literals of the regex |
 //! | `q op N`, `N op q` (`q` a path ending in a key `K`; `N` a number constant that is an exact decimal; `op` one of `= <> < <= > >=`) | `K op N` (flipped for `N op q`) |
+//! | the rows above with `p` a `[?]` path (`Tags[?] = 'L'`, `Cart[?].Qty > 3`; for numbers it must end in a key) | as for `p` |
 //! | anything else: `not`, `<>` of strings, `not like`, `not in`, `ilike`, arithmetic, `lower(p) = 'x'`, `case`, `if`, `\|\|` and the text functions (`p \|\| 'b' = 'ab'`, `extract(p, re) = 'x'`), `level`, … | true |
 //!
 //! Each row holds because these operators are only `true` on a *string* value, and that value
@@ -32,6 +34,11 @@
 //! is infinite, empty, or holds an empty literal gives true; a long one is shortened by cutting
 //! every literal (a piece of a required literal is required too). An empty literal anywhere
 //! gives true. `ilike` gives true: its Unicode case folding (`ß` ~ `SS`) is not a byte search.
+//! `'L' in p` is true only when an element of the array is the string `L`. A `[?]` condition
+//! is true only when it is true of one element's value, which the line holds as it holds a
+//! property's (a member `K` of the element for `Cart[?].K`); a `[*]` condition gives true,
+//! since an empty array makes it true whatever the line holds, and so do `count(*) filter
+//! (where ...)` conditions, which never rule a line out.
 //! A comparison of a path with a number is `true` only on a *number* value (a comparison with
 //! another type is null), and the path's last key `K` then names a member of some object of
 //! the line whose value is that number: the member fact holds.
@@ -622,8 +629,14 @@ fn dedup(parts: &mut Vec<Req>) {
     });
 }
 
+/// A property path, or a path with a `[?]` wildcard: a condition on it is true only when it
+/// is true of a value the line holds (an element's). Not `[*]`, which an empty array makes
+/// true without any element.
 fn is_path(e: &Expr) -> bool {
-    matches!(e.kind, ExprKind::Path(_))
+    matches!(
+        e.kind,
+        ExprKind::Path(_) | ExprKind::Wild { every: false, .. }
+    )
 }
 
 fn string(e: &Expr) -> Option<&str> {
@@ -647,15 +660,21 @@ fn decimal(e: &Expr) -> Option<Decimal> {
 /// The last key of a path that ends in a key, when the key can be in raw bytes as itself
 /// (no `"`, backslash or control character, which are only ever written with escapes).
 fn last_key(e: &Expr) -> Option<&str> {
-    match &e.kind {
-        ExprKind::Path(segs) => match segs.last()? {
-            Seg::Key(k)
-                if !k.is_empty() && !k.contains(|c: char| c == '"' || c == '\\' || c < ' ') =>
-            {
-                Some(k)
-            }
-            _ => None,
-        },
+    let segs = match &e.kind {
+        ExprKind::Path(segs) => segs,
+        // `Cart[?].Qty`: the key after the wildcard. (`Tags[?]` has none: an element is not
+        // a member.)
+        ExprKind::Wild {
+            segs,
+            at,
+            every: false,
+            ..
+        } if *at < segs.len() => segs,
+        _ => return None,
+    };
+    let escaped = |c: char| c == '"' || c == '\\' || c < ' ';
+    match segs.last()? {
+        Seg::Key(k) if !k.is_empty() && !k.contains(escaped) => Some(k),
         _ => None,
     }
 }
@@ -710,6 +729,11 @@ fn require(e: &Expr) -> Req {
             Some(s) => lit(s),
             None => number_cmp(BinOp::Eq, expr, item),
         })),
+        ExprKind::Member {
+            expr,
+            negated: false,
+            ..
+        } => string(expr).map_or(Req::True, lit),
         ExprKind::Call { name, args, .. } => match (name.as_str(), args.as_slice()) {
             ("contains" | "startswith" | "endswith", [p, s]) if is_path(p) => {
                 string(s).map_or(Req::True, lit)

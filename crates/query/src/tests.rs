@@ -1101,10 +1101,284 @@ q!(
     "2|2"
 );
 q!(
+    group_limit_keeps_the_first_rows_of_the_order,
+    "select k, count(*) group by k order by count(*) desc limit 2",
+    [
+        r#"{"k":"a"}"#,
+        r#"{"k":"b"}"#,
+        r#"{"k":"c"}"#,
+        r#"{"k":"c"}"#,
+        r#"{"k":"b"}"#,
+        r#"{"k":"d"}"#
+    ],
+    "b|2;c|2"
+);
+q!(
+    group_limit_without_order_by_keeps_the_first_keys,
+    "select k group by k limit 2",
+    [r#"{"k":"c"}"#, r#"{"k":"a"}"#, r#"{"k":"b"}"#, r#"{}"#],
+    "a;b"
+);
+q!(
+    group_limit_zero_keeps_nothing,
+    "select k, count(*) group by k order by k limit 0",
+    [r#"{"k":"c"}"#, r#"{"k":"a"}"#],
+    ""
+);
+q!(
     escaped_group_keys_one_group,
     "select s, count(*) group by s",
     [r#"{"s":"é"}"#, r#"{"s":"\u00e9"}"#],
     "é|2"
+);
+
+// ---- Conditional aggregates (version 2) ----
+q!(
+    filter_counts_the_lines_where_the_condition_is_true,
+    "select count(*) filter (where s >= 500), count(*)",
+    [
+        r#"{"s":500}"#,
+        r#"{"s":200}"#,
+        r#"{"s":null}"#,
+        r#"{}"#,
+        r#"{"s":503}"#
+    ],
+    "2|5"
+);
+q!(
+    filter_on_every_aggregate,
+    "select count(x) filter (where k = 'a'), sum(x) filter (where k = 'a'), \
+     avg(x) filter (where k = 'a'), min(x) filter (where k = 'a'), \
+     max(x) filter (where k = 'a'), percentile(x, 50) filter (where k = 'a'), \
+     count_distinct(x) filter (where k = 'a')",
+    [
+        r#"{"k":"a","x":1}"#,
+        r#"{"k":"b","x":100}"#,
+        r#"{"k":"a","x":3}"#,
+        r#"{"k":"a"}"#,
+        r#"{"k":"a","x":1.0}"#,
+        r#"{"x":-5}"#
+    ],
+    "3|5.0|1.6666666666666666666666666667|1|3|1.0|2"
+);
+q!(
+    filter_over_no_line_is_the_aggregate_of_nothing,
+    "select count(*) filter (where x > 9), sum(x) filter (where x > 9), \
+     count_distinct(x) filter (where x > 9)",
+    [r#"{"x":1}"#, r#"{"x":2}"#],
+    "0|null|0"
+);
+q!(
+    filter_is_three_valued_null_is_not_true,
+    "select count(*) filter (where not a = 1), count(*) filter (where a = 1 or b = 1)",
+    [
+        r#"{"a":1}"#,
+        r#"{"a":2}"#,
+        r#"{"b":1}"#,
+        r#"{"a":"x"}"#,
+        r#"{}"#
+    ],
+    "1|2"
+);
+q!(
+    count_if_is_count_star_filter,
+    "select count_if(x > 1), count(*) filter (where x > 1), COUNT_IF(x is null)",
+    [r#"{"x":1}"#, r#"{"x":2}"#, r#"{"x":3}"#, r#"{}"#],
+    "2|2|1"
+);
+q!(
+    aggregates_differing_only_in_filter_are_different,
+    "select count(*) filter (where a = 1), count(*) filter (where a = 2), count(*), \
+     sum(a) filter (where a = 1), sum(a)",
+    [r#"{"a":1}"#, r#"{"a":2}"#, r#"{"a":2}"#],
+    "1|2|3|1|5"
+);
+q!(
+    identical_filtered_aggregates_agree,
+    "select count(*) filter (where a = 1) as x, count(*) filter (where a = 1) as y, \
+     count(*) filter (where a = 1) + 1",
+    [r#"{"a":1}"#, r#"{"a":2}"#],
+    "1|1|2"
+);
+q!(
+    filter_after_where,
+    "select count(*) filter (where a > 1), count(*) where a < 3",
+    [r#"{"a":1}"#, r#"{"a":2}"#, r#"{"a":3}"#],
+    "1|2"
+);
+q!(
+    filter_per_group_error_rate,
+    "select p, count(*) filter (where s >= 500) * 100 / count(*) as err group by p \
+     order by err desc limit 10",
+    [
+        r#"{"p":"/a","s":500}"#,
+        r#"{"p":"/a","s":200}"#,
+        r#"{"p":"/b","s":200}"#,
+        r#"{"p":"/c","s":503}"#,
+        r#"{"p":"/a","s":200}"#,
+        r#"{"p":"/a","s":502}"#
+    ],
+    "/c|100;/a|50;/b|0"
+);
+q!(
+    count_if_in_order_by_and_per_group,
+    "select k, count_if(x > 1) group by k order by count(*) filter (where x > 1) desc, k",
+    [
+        r#"{"k":"a","x":1}"#,
+        r#"{"k":"b","x":2}"#,
+        r#"{"k":"b","x":3}"#,
+        r#"{"k":"a","x":5}"#,
+        r#"{"k":"c"}"#
+    ],
+    "b|2;a|1;c|0"
+);
+q!(
+    filter_on_an_array_condition,
+    "select sum(x) filter (where t[?] = 'a'), count_if('a' in t)",
+    [
+        r#"{"x":1,"t":["a"]}"#,
+        r#"{"x":2,"t":["b"]}"#,
+        r#"{"x":4,"t":["b","a"]}"#
+    ],
+    "5|2"
+);
+
+// ---- Arrays (version 2) ----
+q!(
+    in_array_true_when_some_element_equals,
+    "select 'b' in t, 1.5 in t, 2 in t",
+    [
+        r#"{"t":["a","b"]}"#,
+        r#"{"t":[1, "b", 1.50]}"#,
+        r#"{"t":[null, 2.0]}"#
+    ],
+    "true|null|null;true|true|null;null|null|true"
+);
+q!(
+    in_array_null_when_a_comparison_was_null_else_false,
+    "select 'b' in t",
+    [
+        r#"{"t":["a","c"]}"#,
+        r#"{"t":["a",null]}"#,
+        r#"{"t":["a",1]}"#,
+        r#"{"t":[["b"]]}"#,
+        r#"{"t":[]}"#
+    ],
+    "false;null;null;null;false"
+);
+q!(
+    in_array_null_when_not_an_array,
+    "select 'b' in t, 'b' in u",
+    [r#"{"t":"b","u":{"b":1}}"#, r#"{"t":null}"#, r#"{}"#],
+    "null|null;null|null;null|null"
+);
+q!(
+    in_array_null_value_compares_null,
+    "select x in t",
+    [r#"{"t":["a"]}"#, r#"{"t":[]}"#, r#"{"x":"a","t":["a"]}"#],
+    "null;false;true"
+);
+q!(
+    not_in_array_is_not_of_in,
+    "select 'b' not in t, not ('b' in t)",
+    [
+        r#"{"t":["a","b"]}"#,
+        r#"{"t":["a"]}"#,
+        r#"{"t":["a",null]}"#,
+        r#"{"t":"b"}"#
+    ],
+    "false|false;true|true;null|null;null|null"
+);
+q!(
+    in_array_path_forms,
+    "select count(*) where 'x' in o.list and 'y' in ['odd key'] and 1 in o.m[0]",
+    [
+        r#"{"o":{"list":["x"],"m":[[1]]},"odd key":["y"]}"#,
+        r#"{"o":{"list":["x"],"m":[[2]]},"odd key":["y"]}"#
+    ],
+    "1"
+);
+q!(
+    in_array_per_group_reads_the_key,
+    "select t, 'a' in t, count(*) group by t",
+    [
+        r#"{"t":["a"]}"#,
+        r#"{"t":["b"]}"#,
+        r#"{"t":["a"]}"#,
+        r#"{}"#
+    ],
+    r#"["a"]|true|2;["b"]|false|1;null|null|1"#
+);
+q!(
+    any_wildcard_true_when_true_for_some_element,
+    "select t[?] = 'b'",
+    [
+        r#"{"t":["a","b"]}"#,
+        r#"{"t":["a",null]}"#,
+        r#"{"t":[]}"#,
+        r#"{"t":"b"}"#,
+        r#"{}"#
+    ],
+    "true;false;false;false;false"
+);
+q!(
+    every_wildcard_true_when_true_for_every_element,
+    "select t[*] = 'b'",
+    [
+        r#"{"t":["b","b"]}"#,
+        r#"{"t":["b",null]}"#,
+        r#"{"t":["b","a"]}"#,
+        r#"{"t":[]}"#,
+        r#"{"t":"b"}"#,
+        r#"{}"#
+    ],
+    "true;false;false;true;false;false"
+);
+q!(
+    wildcard_then_a_path_into_each_element,
+    "select Cart[?].Qty > 3, Cart[*].Qty >= 2, Cart[?].Sku['x'] = 1, m[?][1] = 2",
+    [
+        r#"{"Cart":[{"Qty":5},{"Qty":1}],"m":[[1,2]]}"#,
+        r#"{"Cart":[{"Qty":2},{"Sku":{"x":1}}],"m":[[2]]}"#,
+        r#"{"Cart":[]}"#
+    ],
+    "true|false|false|true;false|false|true|false;false|true|false|false"
+);
+q!(
+    wildcard_in_like_in_and_is_null,
+    "select t[*] like 'prod-%', t[?] ilike 'X', t[?] in ('a', 'x'), t[?] is null, \
+     t[*] is not null, t[?] not like 'prod-%'",
+    [
+        r#"{"t":["prod-1","prod-2"]}"#,
+        r#"{"t":["prod-1","x"]}"#,
+        r#"{"t":["a",null]}"#,
+        r#"{"t":[]}"#
+    ],
+    "true|false|false|false|true|false;false|true|true|false|true|true;false|false|true|true|false|true;true|false|false|false|true|false"
+);
+q!(
+    wildcard_on_either_side_and_numbers_by_value,
+    "select 3 < t[?], 1 = t[*], t[?] = '1'",
+    [r#"{"t":[1.0, 4]}"#, r#"{"t":[1, 1.00]}"#, r#"{"t":["1"]}"#],
+    "true|false|false;false|true|false;false|false|true"
+);
+q!(
+    wildcard_condition_is_never_null,
+    "select (t[?] > 1) is null, not t[?] > 1, t[*] > 1 or null",
+    [r#"{"t":[null]}"#, r#"{"t":["a"]}"#, r#"{}"#],
+    "false|true|null;false|true|null;false|true|null"
+);
+q!(
+    wildcard_in_where_group_by_and_order_by,
+    "select t[?] = 'a' as has_a, count(*) where t[*] <> 'z' group by has_a order by has_a",
+    [
+        r#"{"t":["a"]}"#,
+        r#"{"t":["b"]}"#,
+        r#"{"t":["a","z"]}"#,
+        r#"{"t":[]}"#,
+        r#"{"t":["b","a"]}"#
+    ],
+    "false|2;true|2"
 );
 
 // ---- order by / limit ----
@@ -1432,6 +1706,103 @@ fail!(
     "where a = 'x",
     "this string has no closing quote (write '' for a quote inside a string)",
     11
+);
+
+fail!(
+    error_wildcard_outside_a_condition,
+    "select Tags[?]",
+    "a wildcard path is only allowed as a side of a comparison, like, in (...) or is null (as in Tags[?] = 'x')",
+    12
+);
+fail!(
+    error_wildcard_in_a_function_argument,
+    "where lower(Tags[*]) = 'x'",
+    "a wildcard path is only allowed as a side of a comparison, like, in (...) or is null (as in Tags[*] = 'x')",
+    17
+);
+fail!(
+    error_wildcard_in_arithmetic,
+    "where Cart[?].Qty * 2 > 3",
+    "a wildcard path is only allowed as a side of a comparison, like, in (...) or is null (as in Cart[?].Qty = 'x')",
+    11
+);
+fail!(
+    error_wildcard_in_group_by,
+    "select count(*) group by Tags[?]",
+    "a wildcard path is only allowed as a side of a comparison, like, in (...) or is null (as in Tags[?] = 'x')",
+    30
+);
+fail!(
+    error_wildcard_as_the_array_of_in,
+    "where 'a' in Tags[?]",
+    "a wildcard path is only allowed as a side of a comparison, like, in (...) or is null (as in Tags[?] = 'x')",
+    18
+);
+fail!(
+    error_two_wildcards_in_one_path,
+    "where Cart[?].Tags[*] = 'x'",
+    "a path holds at most one wildcard ([?] or [*]); give the other array an index ([0])",
+    19
+);
+fail!(
+    error_two_wildcard_sides_in_one_condition,
+    "where Tags[?] = Other[*]",
+    "only one side of a condition may be a wildcard path; compare with one element (Tags[0]) or write two conditions",
+    22
+);
+fail!(
+    error_wildcard_condition_per_group,
+    "select count(*) group by a order by Tags[?] = 'x'",
+    "'Tags[?] = 'x'' must appear in group by or be inside an aggregate",
+    37
+);
+fail!(
+    error_wildcard_starting_a_path,
+    "where [?] = 1",
+    "a path starts with a property name or a quoted key, not an index",
+    7
+);
+fail!(
+    error_in_needs_a_list_or_a_path,
+    "where x in lower(y)",
+    "expected '(' to open a list, or a property path, after 'in', found 'lower'",
+    12
+);
+fail!(
+    error_filter_on_a_scalar_function,
+    "select lower(a) filter (where a > 1)",
+    "filter (where ...) applies only to aggregates, and 'lower' is not one",
+    17
+);
+fail!(
+    error_filter_without_where,
+    "select count(*) filter (a > 1)",
+    "expected 'where' after 'filter (', found 'a'",
+    25
+);
+fail!(
+    error_aggregate_inside_a_filter,
+    "select count(*) filter (where count(*) > 1)",
+    "aggregate 'count(*)' cannot be inside an aggregate's filter",
+    31
+);
+fail!(
+    error_aggregate_inside_count_if,
+    "select count_if(sum(x) > 1)",
+    "aggregate 'sum(x)' cannot be inside an aggregate's filter",
+    17
+);
+fail!(
+    error_filtered_aggregate_in_where,
+    "where count(*) filter (where a > 1) > 1",
+    "aggregate 'count(*) filter (where a > 1)' is not allowed in where",
+    7
+);
+fail!(
+    error_count_if_star,
+    "select count_if(*)",
+    "'*' is only allowed in count(*)",
+    17
 );
 
 #[test]
@@ -1815,3 +2186,109 @@ fn error_kinds() {
 mod text;
 
 mod shape;
+
+// ---- Conditional aggregates and arrays with having, offset, distinct, case and time ----
+q!(
+    having_reads_a_filtered_aggregate,
+    "select g group by g having count(*) filter (where v > 1) >= 1",
+    [
+        r#"{"g":"a","v":1}"#,
+        r#"{"g":"b","v":1}"#,
+        r#"{"g":"a","v":2}"#,
+        r#"{"g":"c","v":3}"#,
+        r#"{"g":"b"}"#
+    ],
+    "a;c"
+);
+q!(
+    having_drops_groups_before_the_group_top_k_counts_them,
+    "select g, count(*) as n group by g having n > 1 order by n desc limit 1 offset 1",
+    [
+        r#"{"g":"a"}"#,
+        r#"{"g":"d"}"#,
+        r#"{"g":"a"}"#,
+        r#"{"g":"b"}"#,
+        r#"{"g":"d"}"#,
+        r#"{"g":"d"}"#,
+        r#"{"g":"c"}"#
+    ],
+    "a|2"
+);
+q!(
+    offset_with_the_group_top_k_skips_the_best_groups,
+    "select g, count(*) as n group by g order by n desc limit 2 offset 1",
+    [
+        r#"{"g":"a"}"#,
+        r#"{"g":"b"}"#,
+        r#"{"g":"d"}"#,
+        r#"{"g":"a"}"#,
+        r#"{"g":"d"}"#,
+        r#"{"g":"c"}"#,
+        r#"{"g":"b"}"#,
+        r#"{"g":"d"}"#,
+        r#"{"g":"a"}"#,
+        r#"{"g":"d"}"#
+    ],
+    "a|3;b|2"
+);
+q!(
+    offset_past_the_groups_gives_nothing,
+    "select g, count(*) group by g order by g limit 2 offset 5",
+    [r#"{"g":"a"}"#, r#"{"g":"b"}"#],
+    ""
+);
+q!(
+    distinct_with_a_wildcard_condition_in_where,
+    "select distinct g where t[?] = 'x'",
+    [
+        r#"{"g":"a","t":["x"]}"#,
+        r#"{"g":"a","t":["y","x"]}"#,
+        r#"{"g":"b","t":["y"]}"#,
+        r#"{"g":"c","t":["x","x"]}"#,
+        r#"{"g":"b","t":"x"}"#
+    ],
+    "a;c"
+);
+q!(
+    case_inside_a_filter_condition,
+    "select count(*) filter (where case when v > 1 then k = 'a' else false end), count(*)",
+    [
+        r#"{"v":2,"k":"a"}"#,
+        r#"{"v":1,"k":"a"}"#,
+        r#"{"v":3,"k":"b"}"#,
+        r#"{"v":5,"k":"a"}"#
+    ],
+    "2|4"
+);
+q!(
+    time_bucket_grouped_with_a_filtered_count,
+    "select time(1h) as h, count(*) filter (where s >= 500) as errors, count(*) group by h",
+    [
+        r#"{"@t":"2026-11-21T10:00:05Z","s":500}"#,
+        r#"{"@t":"2026-11-21T10:59:59Z","s":200}"#,
+        r#"{"@t":"2026-11-21T11:00:00Z","s":200}"#,
+        r#"{"@t":"2026-11-21T12:00:00+01:00","s":503}"#
+    ],
+    "2026-11-21T10:00:00Z|1|2;2026-11-21T11:00:00Z|1|2"
+);
+q!(
+    an_alias_means_nothing_inside_a_filter_condition,
+    "select k as v, count(*) as n group by k having count(*) filter (where v > 1) >= 1",
+    [
+        r#"{"k":"a","v":2}"#,
+        r#"{"k":"a","v":0}"#,
+        r#"{"k":"b","v":5}"#,
+        r#"{"k":"c","v":0}"#
+    ],
+    "a|2;b|1"
+);
+q!(
+    an_alias_in_having_outside_the_filter_is_the_item,
+    "select k as g, count(*) filter (where v > 1) as n group by k having n >= 1 and g <> 'b'",
+    [
+        r#"{"k":"a","v":2}"#,
+        r#"{"k":"a","v":0}"#,
+        r#"{"k":"b","v":5}"#
+    ],
+    "a|1"
+);

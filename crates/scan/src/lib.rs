@@ -793,6 +793,19 @@ impl<'a> Object<'a> {
             Some((k.string(), v.value()))
         })
     }
+    /// Call `f` with each member in order (duplicates included), as [`Object::iter`] gives
+    /// them, for walks over every member: no pair wrapped in an `Option` per member.
+    #[inline]
+    pub fn for_each(&self, mut f: impl FnMut(Str<'a>, Value<'a>)) {
+        let at = self.at;
+        let end = at.next();
+        let mut i = at.index + 1;
+        while i < end {
+            let v = at.at(i + 1);
+            f(at.at(i).string(), v.value());
+            i = v.next().max(i + 2);
+        }
+    }
     /// The object's exact JSON text.
     pub fn raw(&self) -> &'a str {
         self.at.raw()

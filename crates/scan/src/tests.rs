@@ -666,3 +666,23 @@ fn parse_decimal_tells_syntax_from_inexact() {
         assert_eq!(p(text).ok(), number::to_decimal(text.as_bytes()), "{text}");
     }
 }
+
+#[test]
+fn for_each_gives_the_members_iter_gives() {
+    let line = r#"{"a":1,"a":"x","b\u0063":{"d":[1,{"e":null}]},"":true}"#;
+    let mut parser = Parser::new(Scanner::scalar());
+    let doc = parser.parse(line.as_bytes()).unwrap();
+    let root = doc.root();
+    let by_iter: Vec<(String, String)> = root
+        .iter()
+        .map(|(k, v)| (k.raw().to_string(), v.raw().to_string()))
+        .collect();
+    let mut by_for_each = Vec::new();
+    root.for_each(|k, v| by_for_each.push((k.raw().to_string(), v.raw().to_string())));
+    assert_eq!(by_for_each, by_iter);
+    assert_eq!(by_iter.len(), 4);
+    assert_eq!(
+        by_iter[2],
+        (r"b\u0063".into(), r#"{"d":[1,{"e":null}]}"#.into())
+    );
+}

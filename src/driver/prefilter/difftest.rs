@@ -68,6 +68,18 @@ const OWN: &[&str] = &[
     "select Message where match(Message, 'customers') and split_part(RequestPath, '/', 3) = 'customers' and trim(lower(@l)) <> 'debug'",
     "select level(@l), count(*) where contains(Message, 'é') or severity(@l) >= 4 and contains(Message, 'orders') group by level(@l)",
     "select substr(Message, 6, 3) where Message like 'HTTP %' and strpos(Message, '/api/customers') > 0 and left(RequestPath, 4) = '/api'",
+    "select count(*) where 'beta' in Properties.Tags",
+    "select Properties.Tags where 'beta' not in Properties.Tags",
+    "select @t where Properties.Tags[?] = 'beta' and 'mobile' in Properties.Tags",
+    "select Properties.Tags where Properties.Tags[*] = 'beta'",
+    "select count(*) where Properties.Tags[?] like 'eu-%' or Properties.Tags[*] like 'b%'",
+    "select count(*) where Properties.Tags[?] in ('canary', 'internal')",
+    "select Properties.Cart where Properties.Cart[?].Qty > 3",
+    "select count(*) where 3 < Properties.Cart[?].Qty and Properties.Cart[*].Price >= 10",
+    "select count(*) where Properties.Cart[?].Sku = 'SKU-35597'",
+    "select count(*) where Properties.User.Roles[?] = 'writer' or Properties.Cart[*].Qty is not null",
+    "select RequestPath, count(*) filter (where StatusCode >= 500) * 100 / count(*) as err where RequestPath like '/api/%' group by RequestPath order by err desc limit 10",
+    "select count_if(Properties.Tags[?] = 'beta'), sum(Elapsed) filter (where 'beta' in Properties.Tags) where Elapsed > 100",
 ];
 
 /// The text of the Rust string literals in `src` (normal and raw; char literals and line

@@ -683,3 +683,112 @@ fn every_number_query_matches_and_skips_some_lines() {
     }
     matches_and_skips_some(num_plans(), NUM_QUERIES, &lines);
 }
+
+#[test]
+fn array_conditions_give_what_an_element_holds() {
+    for (query, expected) in [
+        ("where 'beta' in Properties.Tags", r#""beta""#),
+        ("where Tags[?] = 'beta'", r#""beta""#),
+        ("where 'beta' = Tags[?]", r#""beta""#),
+        ("where Tags[?] like 'prod-%'", r#""prod-""#),
+        ("where Tags[?] in ('a', 'b')", r#""a" | "b""#),
+        ("where Cart[?].Sku = 'SKU-1'", r#""SKU-1""#),
+        ("where Cart[?].Qty > 3", r#""Qty" > 3"#),
+        ("where 3 < Cart[?].Qty", r#""Qty" > 3"#),
+        ("where Cart[?].Qty in (1, 2)", r#""Qty" = 1 | "Qty" = 2"#),
+        (
+            "where 'beta' in Tags and Cart[?].Qty >= 2",
+            r#""beta" & "Qty" >= 2"#,
+        ),
+        // An element is not a member: no key to look for.
+        ("where Tags[?] = 5", "none"),
+        ("where 5 in Tags", "none"),
+        ("where Tags[?] > 'a'", "none"),
+        // `[*]` is true on an empty array, which holds no text.
+        ("where Tags[*] = 'beta'", "none"),
+        ("where Tags[*] like 'prod-%'", "none"),
+        ("where Cart[*].Qty > 3", "none"),
+        // Negations, and conditions that only choose the lines an aggregate counts.
+        ("where 'beta' not in Tags", "none"),
+        ("where not 'beta' in Tags", "none"),
+        ("where Tags[?] not like 'prod-%'", "none"),
+        ("where x in Tags", "none"),
+        ("select count(*) filter (where Message = 'x')", "none"),
+        ("select count_if(Message = 'x')", "none"),
+        (
+            "select count(*) filter (where Message = 'x') where Message = 'y'",
+            r#""y""#,
+        ),
+    ] {
+        assert_eq!(formula(query), expected, "{query}");
+    }
+}
+
+/// Elements for the array conditions' soundness test: strings with the literals in any
+/// spelling, numbers, objects with a `Qty`, nested arrays, null.
+const ELEMENTS: &[&str] = &[
+    r#""beta""#,
+    r#""b\u0065ta""#,
+    r#""prod-1""#,
+    r#""prod\u002d2""#,
+    r#""alpha""#,
+    "3",
+    "4.5",
+    "null",
+    r#"{"Qty":5}"#,
+    r#"{"Qty":2,"Sku":"beta"}"#,
+    r#"{"Q\u0074y":7}"#,
+    r#"{"Qty":"9"}"#,
+    r#"["beta"]"#,
+    "[]",
+];
+const ARRAY_QUERIES: &[&str] = &[
+    "where 'beta' in Tags",
+    "where Tags[?] = 'beta'",
+    "where Tags[?] like 'prod-%'",
+    "where Tags[?] in ('alpha', 'prod-2')",
+    "where Tags[?].Qty > 3",
+    "where Tags[?].Qty in (2, 7)",
+    "where Tags[?].Sku = 'beta' or 'prod-1' in Tags",
+];
+
+/// A line whose `Tags` holds `elements` (or is a string, when `elements` is `None`).
+fn tags_line(elements: Option<&[usize]>) -> String {
+    match elements {
+        Some(e) => {
+            let parts: Vec<&str> = e.iter().map(|&i| ELEMENTS[i]).collect();
+            format!(r#"{{"Tags":[{}],"n":1}}"#, parts.join(","))
+        }
+        None => r#"{"Tags":"beta","Qty":5}"#.to_owned(),
+    }
+}
+
+fn array_plans() -> &'static [Plan] {
+    static PLANS: std::sync::OnceLock<Vec<Plan>> = std::sync::OnceLock::new();
+    PLANS.get_or_init(|| compile_all(ARRAY_QUERIES))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    #[test]
+    fn never_rules_out_a_line_an_array_condition_matches(
+        elements in proptest::option::weighted(0.9, proptest::collection::vec(0..ELEMENTS.len(), 0..4)),
+    ) {
+        never_ruled_out_when_matched(array_plans(), ARRAY_QUERIES, &tags_line(elements.as_deref()))?;
+    }
+}
+
+/// The proptest is not vacuous: over arrays of one and two elements, every query matches
+/// some and the prefilter rules out some.
+#[test]
+fn every_array_query_matches_and_skips_some_lines() {
+    let mut lines = vec![tags_line(None), tags_line(Some(&[]))];
+    for a in 0..ELEMENTS.len() {
+        lines.push(tags_line(Some(&[a])));
+        for b in 0..ELEMENTS.len() {
+            lines.push(tags_line(Some(&[a, b])));
+        }
+    }
+    matches_and_skips_some(array_plans(), ARRAY_QUERIES, &lines);
+}

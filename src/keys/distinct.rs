@@ -1,0 +1,250 @@
+//! Distinct values of one path: exact up to [`EXACT_LIMIT`], then a HyperLogLog estimate.
+//!
+//! Values are kept as 64-bit hashes ([`hash`]): the exact count is the number of distinct
+//! hashes (two different values share one with odds of about n²/2⁶⁵, some 3·10⁻¹² at the
+//! limit). Past the limit the hashes are poured into a HyperLogLog of 2¹² one-byte registers
+//! (standard error about 1.6%), and the set is dropped.
+//!
+//! Merging is a union (of sets, or register-wise maximum), so the result is the same whatever
+//! the order and the grouping of the merges: the same for any thread count and chunk size.
+
+use std::collections::HashSet;
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// Distinct values counted exactly up to this many per path.
+pub const EXACT_LIMIT: usize = 10_000;
+
+/// log2 of the number of HyperLogLog registers.
+const P: u32 = 12;
+const M: usize = 1 << P;
+
+/// One chunk's values of a path: their hashes, appended as they come (a hash set costs
+/// several times more per value), with a small direct-mapped cache that drops most repeats
+/// of the values that come back often. The run's [`Distinct`] takes them in
+/// [`Distinct::merge_hashes`].
+#[derive(Clone, Debug, Default)]
+pub struct Hashes {
+    /// The hashes, repeats possible.
+    pub list: Vec<u64>,
+    recent: Option<Box<[u64; RECENT]>>,
+}
+
+const RECENT: usize = 64;
+
+impl Hashes {
+    /// Add one value's hash.
+    #[inline]
+    pub fn push(&mut self, h: u64) {
+        let recent = self.recent.get_or_insert_with(|| Box::new([0; RECENT]));
+        let slot = &mut recent[(h as usize) % RECENT];
+        if *slot != h || h == 0 {
+            *slot = h;
+            self.list.push(h);
+        }
+    }
+}
+
+/// The distinct values seen so far.
+#[derive(Clone, Debug)]
+pub enum Distinct {
+    /// At most [`EXACT_LIMIT`] hashes.
+    Exact(HashSet<u64, BuildHasherDefault<Identity>>),
+    /// The registers of the estimate.
+    Sketch(Box<[u8; M]>),
+}
+
+impl Default for Distinct {
+    fn default() -> Distinct {
+        Distinct::Exact(HashSet::default())
+    }
+}
+
+impl Distinct {
+    /// Count one value, by its [`hash`].
+    #[inline]
+    pub fn insert(&mut self, h: u64) {
+        match self {
+            Distinct::Exact(set) => {
+                if set.insert(h) && set.len() > EXACT_LIMIT {
+                    self.become_sketch();
+                }
+            }
+            Distinct::Sketch(regs) => add(regs, h),
+        }
+    }
+
+    fn become_sketch(&mut self) {
+        if let Distinct::Exact(set) = self {
+            let mut regs = Box::new([0u8; M]);
+            for &h in set.iter() {
+                add(&mut regs, h);
+            }
+            *self = Distinct::Sketch(regs);
+        }
+    }
+
+    /// Fold a chunk's hashes in.
+    pub fn merge_hashes(&mut self, hashes: Hashes) {
+        for h in hashes.list {
+            self.insert(h);
+        }
+    }
+
+    /// Fold `other` in (a union).
+    pub fn merge(&mut self, other: Distinct) {
+        match other {
+            Distinct::Exact(set) => {
+                for h in set {
+                    self.insert(h);
+                }
+            }
+            Distinct::Sketch(theirs) => {
+                self.become_sketch();
+                if let Distinct::Sketch(regs) = self {
+                    for (r, t) in regs.iter_mut().zip(theirs.iter()) {
+                        *r = (*r).max(*t);
+                    }
+                }
+            }
+        }
+    }
+
+    /// The count, and whether it is exact.
+    pub fn count(&self) -> (u64, bool) {
+        match self {
+            Distinct::Exact(set) => (set.len() as u64, true),
+            Distinct::Sketch(regs) => (estimate(regs), false),
+        }
+    }
+}
+
+#[inline]
+fn add(regs: &mut [u8; M], h: u64) {
+    // The top P bits pick the register; the rank is the position of the first one bit in
+    // the rest (1-based), kept as the register's maximum.
+    let index = (h >> (64 - P)) as usize;
+    let rest = (h << P) | (1 << (P - 1));
+    let rank = rest.leading_zeros() as u8 + 1;
+    if regs[index] < rank {
+        regs[index] = rank;
+    }
+}
+
+/// The HyperLogLog estimate, with linear counting for small counts (Flajolet et al. 2007).
+fn estimate(regs: &[u8; M]) -> u64 {
+    let m = M as f64;
+    let alpha = 0.7213 / (1.0 + 1.079 / m);
+    let sum: f64 = regs.iter().map(|&r| 2f64.powi(-i32::from(r))).sum();
+    let raw = alpha * m * m / sum;
+    let zeros = regs.iter().filter(|&&r| r == 0).count();
+    let e = if raw <= 2.5 * m && zeros > 0 {
+        m * (m / zeros as f64).ln()
+    } else {
+        raw
+    };
+    e.round() as u64
+}
+
+/// A 64-bit hash of a value's bytes and a type tag (so the string `"1"` and the number `1`
+/// differ): 8 bytes at a time multiplied in, then the murmur3 finaliser so every input bit
+/// reaches the top bits the sketch reads.
+#[inline]
+pub fn hash(tag: u8, bytes: &[u8]) -> u64 {
+    const K: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut h = (u64::from(tag) << 56) ^ (bytes.len() as u64).wrapping_mul(K);
+    let mut chunks = bytes.chunks_exact(8);
+    for c in &mut chunks {
+        let w = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
+        h = (h ^ w).wrapping_mul(K).rotate_left(29);
+    }
+    // The last 1 to 7 bytes, read without a copy to the stack (whose store and reload
+    // cost as much as the rest of the hash): overlapping loads from the end.
+    let n = bytes.len();
+    let rest = chunks.remainder().len();
+    if rest > 0 {
+        let tail = if n >= 8 {
+            u64::from_le_bytes(bytes[n - 8..].try_into().unwrap_or_default())
+        } else if n >= 4 {
+            let lo = u32::from_le_bytes(bytes[..4].try_into().unwrap_or_default());
+            let hi = u32::from_le_bytes(bytes[n - 4..].try_into().unwrap_or_default());
+            u64::from(lo) | (u64::from(hi) << 32)
+        } else {
+            u64::from(bytes[0]) | (u64::from(bytes[n / 2]) << 8) | (u64::from(bytes[n - 1]) << 16)
+        };
+        h = (h ^ tail).wrapping_mul(K).rotate_left(29);
+    }
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    h ^ (h >> 33)
+}
+
+/// A hasher for keys that are hashes already.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Identity(u64);
+
+impl Hasher for Identity {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 << 8) | u64::from(b);
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn of(values: impl IntoIterator<Item = u64>) -> Distinct {
+        let mut d = Distinct::default();
+        for v in values {
+            d.insert(hash(1, &v.to_le_bytes()));
+        }
+        d
+    }
+
+    #[test]
+    fn exact_up_to_the_limit_then_an_estimate() {
+        let d = of((0..100).chain(0..100));
+        assert_eq!(d.count(), (100, true));
+        let d = of(0..EXACT_LIMIT as u64);
+        assert_eq!(d.count(), (EXACT_LIMIT as u64, true));
+        for n in [EXACT_LIMIT as u64 + 1, 50_000, 1_000_000] {
+            let (e, exact) = of(0..n).count();
+            assert!(!exact);
+            let err = (e as f64 - n as f64).abs() / n as f64;
+            assert!(err < 0.05, "{n}: estimated {e}");
+        }
+    }
+
+    #[test]
+    fn merging_is_the_same_in_any_grouping() {
+        let n = 30_000u64;
+        let whole = of(0..n).count();
+        for parts in [2u64, 3, 7, 1000] {
+            let mut total = Distinct::default();
+            let step = n / parts + 1;
+            for p in (0..parts).rev() {
+                total.merge(of(p * step..((p + 1) * step).min(n)));
+            }
+            assert_eq!(total.count(), whole, "{parts} parts");
+        }
+        let mut a = of(0..10);
+        a.merge(of(5..20));
+        assert_eq!(a.count(), (20, true));
+    }
+
+    #[test]
+    fn type_tag_and_bytes_both_count() {
+        assert_ne!(hash(1, b"1"), hash(2, b"1"));
+        assert_ne!(hash(1, b"abcdefgh1"), hash(1, b"abcdefgh2"));
+        assert_ne!(hash(1, b""), hash(1, b"\0"));
+    }
+}

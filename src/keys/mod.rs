@@ -1,0 +1,343 @@
+//! `ndq keys`: every property path of the input, with its types, how many lines have it,
+//! its distinct values and an example, for a reader meeting a log for the first time.
+//!
+//! It runs through the query driver (the same inputs, windows, chunks and bad-line
+//! accounting) in [`Mode::Parts`]: each chunk walks its lines into a [`Paths`] of its own
+//! (lazy scanner, `Parser::parse`), and the parts are folded in chunk order, so the output is
+//! the same for any thread count and chunk size. `--limit-lines N` is the driver's `limit`,
+//! counting every non-blank line (bad ones too) as a row.
+//!
+//! Paths come depth first, each right after its parent, siblings in the order first seen in
+//! the input (see [`Paths::order`]).
+
+pub mod distinct;
+pub mod paths;
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use ndq_query::Value;
+use ndq_scan::Parser;
+
+use crate::cli::ScannerArg;
+use crate::config::{Env, scanner};
+use crate::driver::chunk::{ChunkOut, LineStep};
+use crate::driver::{self, Inputs, Mode, QueryFacts, RunOptions, Stats};
+use crate::exit::Failure;
+use crate::messages::{self, Rejection};
+use crate::output::{self, Format};
+use paths::{Paths, TYPES};
+
+/// List the property paths of the input, with types, counts, distinct values and examples.
+///
+/// Lists every path that occurs (`a.b` for a nested object, `a[]` for the elements of an
+/// array, `Headers['User-Agent']` for a key a bare name cannot spell), with the JSON types
+/// seen and in how many lines, the share of lines that have it, its distinct values (exact up
+/// to 10,000, then an estimate shown as `~12.3K`) and the first value seen.
+#[derive(Clone, Debug, clap::Args)]
+pub struct KeysArgs {
+    /// Files or directories to read; `-` or none for standard input.
+    #[arg(value_name = "INPUT")]
+    pub inputs: Vec<PathBuf>,
+
+    /// Output format [default: table on a terminal, json otherwise].
+    #[arg(short = 'o', long = "output", value_enum, value_name = "FORMAT")]
+    pub output: Option<Format>,
+
+    /// Read only the first N lines (blank lines aside).
+    #[arg(long, value_name = "N")]
+    pub limit_lines: Option<u64>,
+
+    /// Worker threads [default: all cores].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub threads: Option<u32>,
+
+    /// Make the first line that is not a JSON object an error (exit 1).
+    #[arg(long)]
+    pub strict: bool,
+
+    /// Print one line of statistics on stderr after the run.
+    #[arg(long)]
+    pub stats: bool,
+
+    /// Never show the progress bar.
+    #[arg(long)]
+    pub no_progress: bool,
+
+    /// Pin the JSON scanner (for tests and benchmarks).
+    #[arg(long, value_enum, value_name = "SCANNER", hide = true)]
+    pub scanner: Option<ScannerArg>,
+
+    /// Bytes per chunk (for tests of the parallel split).
+    #[arg(long, value_name = "BYTES", hide = true)]
+    pub chunk_size: Option<usize>,
+}
+
+/// Run `ndq keys`, writing to `out`.
+pub fn main(args: KeysArgs, env: &Env, out: &mut dyn Write) -> Result<(), Failure> {
+    let format = match args.output {
+        Some(f) => f,
+        None if env.stdout_tty => Format::Table,
+        None => Format::Json,
+    };
+    let scanner = match (args.scanner, env.scanner.as_deref()) {
+        (Some(flag), _) => scanner(flag.name(), "--scanner"),
+        (None, Some(name)) if !name.is_empty() => scanner(name, "NDQ_SCANNER"),
+        (None, _) => Ok(ndq_scan::Scanner::detect()),
+    }
+    .map_err(Failure::usage)?;
+    let smart = env.term.as_deref().is_some_and(|t| t != "dumb");
+    let opts = RunOptions {
+        threads: args.threads.map_or(env.cores.max(1), |n| n as usize),
+        scanner,
+        strict: args.strict,
+        progress: env.stderr_tty && smart && !args.no_progress,
+        chunk_size: args.chunk_size,
+        ..RunOptions::default()
+    };
+    let inputs = Inputs::open(&args.inputs)?;
+    let (paths, stats) = run(&opts, &inputs, args.limit_lines)?;
+    let mut buf = Vec::new();
+    write(&paths, format, &mut buf);
+    out.write_all(&buf).map_err(anyhow::Error::from)?;
+    out.flush().map_err(anyhow::Error::from)?;
+    if let Some(first) = &stats.first_bad {
+        crate::warning!("{}", messages::bad_lines_summary(stats.malformed, first));
+    }
+    if args.stats {
+        messages::message(format_args!("{}", stats.line()));
+    }
+    Ok(())
+}
+
+/// Walk every line of `inputs` (the first `limit` non-blank ones, if given).
+pub fn run(
+    opts: &RunOptions,
+    inputs: &Inputs,
+    limit: Option<u64>,
+) -> anyhow::Result<(Paths, Stats)> {
+    let facts = QueryFacts {
+        mode: Mode::Parts,
+        limit,
+        offset: 0,
+        filter: None,
+    };
+    let make = || KeysStep {
+        parser: Parser::new(opts.scanner),
+    };
+    let drove = driver::drive(opts, &facts, &make, inputs, &mut std::io::sink())?;
+    let paths = drove
+        .part
+        .and_then(|p| p.downcast::<Paths>().ok())
+        .map_or_else(Paths::default, |p| *p);
+    Ok((paths, drove.stats))
+}
+
+/// The per-thread step: the scanner, and the chunk's [`Paths`] in [`ChunkOut::part`].
+struct KeysStep {
+    parser: Parser,
+}
+
+impl LineStep for KeysStep {
+    fn begin(&self) -> ChunkOut {
+        ChunkOut {
+            part: Some(Box::new(Paths::default())),
+            ..ChunkOut::default()
+        }
+    }
+
+    fn step(&mut self, line: &[u8], out: &mut ChunkOut) -> Result<(), Rejection> {
+        // Every non-blank line is a row, for `--limit-lines`.
+        out.rows += 1;
+        let doc = self.parser.parse(line).map_err(Rejection::Scan)?;
+        out.hits += 1;
+        if let Some(paths) = out.part.as_mut().and_then(|p| p.downcast_mut::<Paths>()) {
+            paths.line(doc.root());
+        }
+        Ok(())
+    }
+
+    fn fold(
+        total: &mut Option<Box<dyn std::any::Any + Send>>,
+        part: Box<dyn std::any::Any + Send>,
+    ) {
+        let Ok(part) = part.downcast::<Paths>() else {
+            return;
+        };
+        match total.as_mut().and_then(|t| t.downcast_mut::<Paths>()) {
+            Some(t) => t.merge(*part),
+            None => {
+                let mut first = Paths::default();
+                first.merge(*part);
+                *total = Some(Box::new(first));
+            }
+        }
+    }
+}
+
+/// Characters of an example shown in a table before it is cut with `…`.
+const EXAMPLE_WIDTH: usize = 40;
+
+/// Write the paths in `format`.
+///
+/// json: `{"path","types":{"string":294},"lines","share","distinct","distinct_exact",
+/// "example"}` per path, `example` as JSON; csv, tsv, raw: the same fields, `types` as
+/// `string 294, null 3`; table: `share` as a percentage, `distinct` as `812` or `~12.3K`, the
+/// example cut at 40 characters.
+pub fn write(paths: &Paths, format: Format, out: &mut Vec<u8>) {
+    let table = format == Format::Table;
+    let names: &[&str] = if table {
+        &["path", "types", "lines", "share", "distinct", "example"]
+    } else {
+        &[
+            "path",
+            "types",
+            "lines",
+            "share",
+            "distinct",
+            "distinct_exact",
+            "example",
+        ]
+    };
+    let columns: Vec<String> = names.iter().map(|s| s.to_string()).collect();
+    let total = paths.lines.max(1);
+    let rows: Vec<Vec<Value<'static>>> = paths
+        .order()
+        .into_iter()
+        .map(|id| {
+            let n = &paths.nodes[id as usize];
+            let seen = || n.types.iter().zip(TYPES).filter(|(c, _)| **c > 0);
+            let types = if format == Format::Json {
+                let fields: Vec<String> = seen().map(|(c, t)| format!("\"{t}\":{c}")).collect();
+                Value::RawJson(format!("{{{}}}", fields.join(",")).into())
+            } else {
+                let fields: Vec<String> = seen().map(|(c, t)| format!("{t} {c}")).collect();
+                Value::String(fields.join(", ").into())
+            };
+            let (count, exact) = n.distinct.count();
+            let mut row = vec![
+                Value::String(paths.name(id).into()),
+                types,
+                Value::RawNumber(n.lines.to_string().into()),
+            ];
+            if table {
+                row.push(Value::String(percent(n.lines, total).into()));
+                row.push(match (n.scalars, exact) {
+                    (false, _) => Value::String("-".into()),
+                    (true, true) => Value::RawNumber(count.to_string().into()),
+                    (true, false) => Value::String(format!("~{}", short(count)).into()),
+                });
+                row.push(match &n.example {
+                    None => Value::String("".into()),
+                    Some(e) => example_cell(e),
+                });
+            } else {
+                row.push(Value::RawNumber(fraction(n.lines, total).into()));
+                if n.scalars {
+                    row.push(Value::RawNumber(count.to_string().into()));
+                    row.push(Value::Bool(exact));
+                } else {
+                    row.push(Value::Null);
+                    row.push(Value::Null);
+                }
+                row.push(match &n.example {
+                    None => Value::Null,
+                    Some(e) if **e == *"true" || **e == *"false" => Value::Bool(**e == *"true"),
+                    Some(e) if e.starts_with('"') => {
+                        Value::RawString(e[1..e.len() - 1].to_string().into())
+                    }
+                    Some(e) => Value::RawNumber(e.to_string().into()),
+                });
+            }
+            row
+        })
+        .collect();
+    output::RowWriter::new(format, &columns).write_all(&rows, out);
+}
+
+/// An example for a table: unescaped, cut at [`EXAMPLE_WIDTH`] characters.
+fn example_cell(raw: &str) -> Value<'static> {
+    let text = match raw.strip_prefix('"').and_then(|r| r.strip_suffix('"')) {
+        Some(inner) => ndq_query::unescape_json_str(inner).into_owned(),
+        None => raw.to_string(),
+    };
+    if text.chars().count() > EXAMPLE_WIDTH {
+        let cut: String = text.chars().take(EXAMPLE_WIDTH - 1).collect();
+        return Value::String(format!("{cut}…").into());
+    }
+    Value::String(text.into())
+}
+
+/// `part` of `whole` as a percentage: `100%`, `98.6%`, `0.1%`; `<0.1%` for a sliver.
+fn percent(part: u64, whole: u64) -> String {
+    if part == whole {
+        return "100%".into();
+    }
+    let tenths = (part as u128 * 1000 / whole as u128) as u64;
+    if tenths == 0 && part > 0 {
+        return "<0.1%".into();
+    }
+    format!("{}.{}%", tenths / 10, tenths % 10)
+}
+
+/// `part / whole` to four decimals, trailing zeros dropped: `1`, `0.9864`, `0`.
+fn fraction(part: u64, whole: u64) -> String {
+    let n = (part as u128 * 10_000 + whole as u128 / 2) / whole as u128;
+    let (int, frac) = (n / 10_000, n % 10_000);
+    if frac == 0 {
+        return int.to_string();
+    }
+    let digits = format!("{frac:04}");
+    format!("{int}.{}", digits.trim_end_matches('0'))
+}
+
+/// A large count in three significant figures: `12.3K`, `456K`, `1.20M`.
+fn short(n: u64) -> String {
+    let (value, unit) = match n {
+        0..1_000 => return n.to_string(),
+        1_000..1_000_000 => (n as f64 / 1e3, "K"),
+        1_000_000..1_000_000_000 => (n as f64 / 1e6, "M"),
+        _ => (n as f64 / 1e9, "G"),
+    };
+    let digits = if value < 10.0 {
+        2
+    } else if value < 100.0 {
+        1
+    } else {
+        0
+    };
+    format!("{value:.digits$}{unit}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_for_people() {
+        assert_eq!(percent(294, 294), "100%");
+        assert_eq!(percent(290, 294), "98.6%");
+        assert_eq!(percent(1, 100_000), "<0.1%");
+        assert_eq!(percent(0, 5), "0.0%");
+        assert_eq!(fraction(290, 294), "0.9864");
+        assert_eq!(fraction(1, 2), "0.5");
+        assert_eq!(fraction(3, 3), "1");
+        assert_eq!(short(12_345), "12.3K");
+        assert_eq!(short(456_789), "457K");
+        assert_eq!(short(1_204_000), "1.20M");
+        assert_eq!(short(999), "999");
+    }
+
+    #[test]
+    fn long_examples_are_cut_in_tables() {
+        let long = format!("\"{}\"", "é".repeat(50));
+        match example_cell(&long) {
+            Value::String(s) => {
+                assert_eq!(s.chars().count(), EXAMPLE_WIDTH);
+                assert!(s.ends_with('…'));
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(example_cell(r#""a\tb""#), Value::String(s) if s == "a\tb"));
+    }
+}

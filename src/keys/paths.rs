@@ -1,0 +1,409 @@
+//! The tree of property paths seen in a run, with each path's statistics, and the step that
+//! walks every line into it.
+//!
+//! A [`Paths`] is one chunk's result (the step makes a fresh one for each chunk) or the
+//! run's total: parts are folded into the total in chunk order ([`Paths::merge`]), so the
+//! order of paths and each path's example are those of the input, whatever the threads and
+//! chunk sizes.
+//!
+//! What a line contributes, for a path `P`:
+//! - a path not under an array (`a.b`) is in a line when the line's first `a` is an object
+//!   with a `b` (the first one counts when a key repeats, as in queries); `lines` counts those
+//!   lines, and the lines whose value is not `null` are what `select count(a.b)` counts;
+//! - `a[]` is in a line when the line's `a` is an array with at least one element, and
+//!   `a[].b` when some element of it is an object with a `b`; such a line counts once
+//!   however many elements have it (for each type, once per line that has an element of that
+//!   type), and the lines where some element's `b` is not null are what
+//!   `select count(*) where a[?].b is not null` counts;
+//! - distinct values are counted over the scalar values that are not null (strings compared
+//!   after unescaping, numbers as written: `1.0` and `1` are two values); the example is the
+//!   first of them.
+
+use std::borrow::Cow;
+
+use ndq_scan::{Object, Value};
+
+use super::distinct::{self, Distinct, Hashes};
+
+/// The JSON types, in the order they are listed.
+pub const TYPES: [&str; 6] = ["null", "boolean", "number", "string", "array", "object"];
+
+/// One step of a path below its parent.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// A member of an object.
+    Key(Box<str>),
+    /// Any element of an array (`[]`).
+    Elem,
+}
+
+/// A path and what was seen of it.
+#[derive(Clone, Debug, Default)]
+pub struct Node {
+    /// The parent's index (the root is 0, its own parent).
+    pub parent: u32,
+    /// The step from the parent (`None` for the root).
+    pub step: Option<Step>,
+    /// Under an array: more than one occurrence per line is expected.
+    pub in_array: bool,
+    /// The children, in the order first seen.
+    pub children: Vec<u32>,
+    /// The `[]` child.
+    elem: Option<u32>,
+    /// Where in `children` the last lookup matched: keys mostly come in the same order line
+    /// after line, so the next lookup tries the child after it first.
+    hint: usize,
+    /// Lines that have the path.
+    pub lines: u64,
+    /// Lines that have it with each type of [`TYPES`].
+    pub types: [u64; 6],
+    /// The distinct scalar values that are not null (in the run's total).
+    pub distinct: Distinct,
+    /// Their hashes as they come (in a chunk's part; folded into `distinct` by `merge`).
+    hashes: Hashes,
+    /// Whether any scalar value that is not null was seen (else `distinct` means nothing).
+    pub scalars: bool,
+    /// The first scalar value that is not null, as its JSON text.
+    pub example: Option<Box<str>>,
+    /// The line (number in the chunk) last seen in, and the types seen in it.
+    stamp: u64,
+    mask: u8,
+}
+
+/// Every path of a chunk or of the run, as a tree rooted at node 0 (the line's object).
+#[derive(Clone, Debug)]
+pub struct Paths {
+    /// The nodes; a parent always comes before its children.
+    pub nodes: Vec<Node>,
+    /// Lines walked (JSON objects).
+    pub lines: u64,
+}
+
+impl Default for Paths {
+    fn default() -> Paths {
+        Paths {
+            nodes: vec![Node::default()],
+            lines: 0,
+        }
+    }
+}
+
+impl Paths {
+    /// Walk one line's object.
+    pub fn line(&mut self, root: Object<'_>) {
+        self.lines += 1;
+        self.object(0, root);
+    }
+
+    fn object(&mut self, node: u32, obj: Object<'_>) {
+        obj.for_each(|key, value| {
+            let child = if key.has_escapes() {
+                self.key_child(node, &key.unescaped())
+            } else {
+                self.key_child(node, key.raw())
+            };
+            self.visit(child, value);
+        });
+    }
+
+    fn visit(&mut self, id: u32, value: Value<'_>) {
+        let line = self.lines;
+        let node = &mut self.nodes[id as usize];
+        if node.stamp != line {
+            node.stamp = line;
+            node.mask = 0;
+            node.lines += 1;
+        } else if !node.in_array {
+            // A repeated key: the first one counts.
+            return;
+        }
+        let (t, scalar): (usize, Option<(u8, Cow<'_, str>)>) = match value {
+            Value::Null => (0, None),
+            Value::Bool(b) => (
+                1,
+                Some((1, Cow::Borrowed(if b { "true" } else { "false" }))),
+            ),
+            Value::Number(n) => (2, Some((2, Cow::Borrowed(n.raw())))),
+            Value::String(s) => (3, Some((3, s.unescaped()))),
+            Value::Array(_) => (4, None),
+            Value::Object(_) => (5, None),
+        };
+        if node.mask & (1 << t) == 0 {
+            node.mask |= 1 << t;
+            node.types[t] += 1;
+        }
+        if let Some((tag, text)) = scalar {
+            node.hashes.push(distinct::hash(tag, text.as_bytes()));
+            node.scalars = true;
+            if node.example.is_none() {
+                node.example = Some(value.raw().into());
+            }
+        }
+        match value {
+            Value::Object(o) => self.object(id, o),
+            Value::Array(a) => {
+                let mut elem = None;
+                for v in a.iter() {
+                    let e = *elem.get_or_insert_with(|| self.elem_child(id));
+                    self.visit(e, v);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The child of `node` reached by `key`, made if new.
+    #[inline]
+    fn key_child(&mut self, node: u32, key: &str) -> u32 {
+        let n = &self.nodes[node as usize];
+        let len = n.children.len();
+        for k in 0..len {
+            let at = (n.hint + k) % len;
+            let c = n.children[at];
+            if let Some(Step::Key(name)) = &self.nodes[c as usize].step
+                && **name == *key
+            {
+                self.nodes[node as usize].hint = at + 1;
+                return c;
+            }
+        }
+        self.add(node, Step::Key(key.into()))
+    }
+
+    fn elem_child(&mut self, node: u32) -> u32 {
+        match self.nodes[node as usize].elem {
+            Some(e) => e,
+            None => self.add(node, Step::Elem),
+        }
+    }
+
+    fn add(&mut self, parent: u32, step: Step) -> u32 {
+        let id = self.nodes.len() as u32;
+        let p = &mut self.nodes[parent as usize];
+        let in_array = p.in_array || step == Step::Elem;
+        if step == Step::Elem {
+            p.elem = Some(id);
+        } else {
+            p.children.push(id);
+            p.hint = p.children.len();
+        }
+        self.nodes.push(Node {
+            parent,
+            step: Some(step),
+            in_array,
+            ..Node::default()
+        });
+        id
+    }
+
+    /// The hashes a walk collected, counted (for a walk that is not merged into a total).
+    #[cfg(test)]
+    pub fn settle(&mut self) {
+        for n in &mut self.nodes {
+            let hashes = std::mem::take(&mut n.hashes);
+            n.distinct.merge_hashes(hashes);
+        }
+    }
+
+    /// Fold a later part in: its new paths come after those already known (under their
+    /// parents), its counts are added, its distinct values joined; an example already
+    /// known stays.
+    pub fn merge(&mut self, other: Paths) {
+        self.lines += other.lines;
+        // Their node i is our node map[i]; parents come before children, so a parent's
+        // mapping is known when its children are reached.
+        let mut map = Vec::with_capacity(other.nodes.len());
+        for (i, theirs) in other.nodes.into_iter().enumerate() {
+            let ours = match &theirs.step {
+                None => 0,
+                Some(Step::Elem) => self.elem_child(map[theirs.parent as usize]),
+                Some(Step::Key(k)) => self.key_child(map[theirs.parent as usize], k),
+            };
+            debug_assert!(i == 0 || theirs.parent < i as u32);
+            map.push(ours);
+            let n = &mut self.nodes[ours as usize];
+            n.lines += theirs.lines;
+            for (a, b) in n.types.iter_mut().zip(theirs.types) {
+                *a += b;
+            }
+            n.distinct.merge(theirs.distinct);
+            n.distinct.merge_hashes(theirs.hashes);
+            n.scalars |= theirs.scalars;
+            if n.example.is_none() {
+                n.example = theirs.example;
+            }
+        }
+    }
+
+    /// The paths in output order: depth first, each after its parent, children in the
+    /// order first seen, the `[]` child before the keys (the root itself left out).
+    pub fn order(&self) -> Vec<u32> {
+        let mut out = Vec::with_capacity(self.nodes.len());
+        let mut stack = vec![0u32];
+        while let Some(id) = stack.pop() {
+            if id != 0 {
+                out.push(id);
+            }
+            let n = &self.nodes[id as usize];
+            stack.extend(n.children.iter().rev());
+            stack.extend(n.elem);
+        }
+        out
+    }
+
+    /// The query syntax that reaches node `id`: `a.b`, `a[]`, `Headers['User-Agent']`.
+    pub fn name(&self, id: u32) -> String {
+        let mut steps = Vec::new();
+        let mut at = id;
+        while at != 0 {
+            let n = &self.nodes[at as usize];
+            steps.push(n.step.as_ref());
+            at = n.parent;
+        }
+        let mut out = String::new();
+        for step in steps.into_iter().rev().flatten() {
+            match step {
+                Step::Elem => out.push_str("[]"),
+                Step::Key(k) if is_identifier(k) => {
+                    if !out.is_empty() {
+                        out.push('.');
+                    }
+                    out.push_str(k);
+                }
+                Step::Key(k) => {
+                    out.push_str("['");
+                    out.push_str(&k.replace('\'', "''"));
+                    out.push_str("']");
+                }
+            }
+        }
+        out
+    }
+}
+
+/// Words a bare name cannot be (the query language's reserved words, and the literals),
+/// compared without case.
+const RESERVED: &[&str] = &[
+    "select", "distinct", "from", "where", "group", "having", "order", "limit", "offset", "and",
+    "or", "case", "when", "then", "else", "end", "null", "true", "false", "not", "in", "is",
+    "like", "between", "by", "asc", "desc", "as", "filter",
+];
+
+/// Whether `key` can be written bare in a path: `[A-Za-z_@$][A-Za-z0-9_@$]*`, and not a
+/// word the query language reads otherwise.
+pub fn is_identifier(key: &str) -> bool {
+    let mut bytes = key.bytes();
+    let head = |b: u8| b.is_ascii_alphabetic() || matches!(b, b'_' | b'@' | b'$');
+    bytes.next().is_some_and(head)
+        && bytes.all(|b| head(b) || b.is_ascii_digit())
+        && !RESERVED.iter().any(|r| r.eq_ignore_ascii_case(key))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ndq_scan::{Parser, Scanner};
+
+    fn walk(lines: &[&str]) -> Paths {
+        let mut parser = Parser::new(Scanner::scalar());
+        let mut paths = Paths::default();
+        for l in lines {
+            let doc = parser.parse(l.as_bytes()).unwrap();
+            paths.line(doc.root());
+        }
+        paths.settle();
+        paths
+    }
+
+    fn table(p: &Paths) -> Vec<(String, u64, [u64; 6])> {
+        p.order()
+            .into_iter()
+            .map(|id| {
+                let n = &p.nodes[id as usize];
+                (p.name(id), n.lines, n.types)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn names_quote_what_a_bare_name_cannot_say() {
+        let p = walk(&[
+            r#"{"a":{"User-Agent":1,"ok_1":2,"it's":3,"order":4,"Null":5,"":6,"1x":7},"t":[[1]]}"#,
+        ]);
+        let names: Vec<String> = p.order().into_iter().map(|i| p.name(i)).collect();
+        assert_eq!(
+            names,
+            [
+                "a",
+                "a['User-Agent']",
+                "a.ok_1",
+                "a['it''s']",
+                "a['order']",
+                "a['Null']",
+                "a['']",
+                "a['1x']",
+                "t",
+                "t[]",
+                "t[][]"
+            ]
+        );
+        assert!(is_identifier("@t") && is_identifier("$type") && is_identifier("_id"));
+    }
+
+    #[test]
+    fn lines_and_types_per_path() {
+        let p = walk(&[
+            r#"{"a":1,"b":{"c":null},"arr":[{"x":1},{"x":"s"},{"x":2}]}"#,
+            r#"{"a":"one","a":2,"b":"text","arr":[]}"#,
+            r#"{"arr":[{"y":true}],"n":{}}"#,
+        ]);
+        assert_eq!(p.lines, 3);
+        let t = table(&p);
+        let get = |name: &str| t.iter().find(|r| r.0 == name).unwrap().clone();
+        // The first "a" counts, the repeated one does not.
+        assert_eq!(get("a"), ("a".into(), 2, [0, 0, 1, 1, 0, 0]));
+        assert_eq!(get("b"), ("b".into(), 2, [0, 0, 0, 1, 0, 1]));
+        assert_eq!(get("b.c"), ("b.c".into(), 1, [1, 0, 0, 0, 0, 0]));
+        assert_eq!(get("arr"), ("arr".into(), 3, [0, 0, 0, 0, 3, 0]));
+        // Lines with at least one element; each type once per line.
+        assert_eq!(get("arr[]"), ("arr[]".into(), 2, [0, 0, 0, 0, 0, 2]));
+        assert_eq!(get("arr[].x"), ("arr[].x".into(), 1, [0, 0, 1, 1, 0, 0]));
+        assert_eq!(get("arr[].y"), ("arr[].y".into(), 1, [0, 1, 0, 0, 0, 0]));
+        assert_eq!(get("n"), ("n".into(), 1, [0, 0, 0, 0, 0, 1]));
+        let names: Vec<&str> = t.iter().map(|r| r.0.as_str()).collect();
+        assert_eq!(
+            names,
+            ["a", "b", "b.c", "arr", "arr[]", "arr[].x", "arr[].y", "n"]
+        );
+        let x = &p.nodes[p.order()[5] as usize];
+        assert_eq!(x.distinct.count(), (3, true));
+        assert_eq!(x.example.as_deref(), Some("1"));
+    }
+
+    #[test]
+    fn merged_parts_equal_one_walk() {
+        let lines = [
+            r#"{"a":1,"b":{"c":"x"}}"#,
+            r#"{"z":[1,2],"b":{"d":"\u00e9","c":"y"}}"#,
+            r#"{"a":"é","b":{"c":"x","d":"é"},"q":null}"#,
+            r#"{"q":3}"#,
+        ];
+        let whole = walk(&lines);
+        for cut in 0..=lines.len() {
+            let mut total = walk(&lines[..cut]);
+            total.merge(walk(&lines[cut..]));
+            assert_eq!(table(&total), table(&whole), "cut at {cut}");
+            for (a, b) in total.order().into_iter().zip(whole.order()) {
+                let (a, b) = (&total.nodes[a as usize], &whole.nodes[b as usize]);
+                assert_eq!(a.example, b.example);
+                assert_eq!(a.distinct.count(), b.distinct.count());
+            }
+        }
+        // "\u00e9" and "é" are one value; the example is the first as written.
+        let d = whole.order()[3];
+        assert_eq!(whole.name(d), "b.d");
+        let d = &whole.nodes[d as usize];
+        assert_eq!(d.distinct.count(), (1, true));
+        assert_eq!(d.example.as_deref(), Some(r#""\u00e9""#));
+    }
+}

@@ -1,0 +1,340 @@
+//! `ndq keys`, `ndq completions` and `ndq man` end to end.
+
+use serde_json::Value;
+
+use crate::util::{Fixture, ndq, sample};
+
+/// `ndq keys -o json` of a file, one object per path.
+fn keys_of(args: &[&str]) -> Vec<serde_json::Map<String, Value>> {
+    let run = ndq(&["keys", "-o", "json"]).run_args(args);
+    run.ok()
+        .lines()
+        .map(|l| match serde_json::from_str(l) {
+            Ok(Value::Object(m)) => m,
+            other => panic!("not an object: {l}: {other:?}"),
+        })
+        .collect()
+}
+
+trait RunArgs {
+    fn run_args(self, args: &[&str]) -> crate::util::Run;
+}
+
+impl RunArgs for crate::util::Ndq {
+    fn run_args(self, args: &[&str]) -> crate::util::Run {
+        args.iter().fold(self, |c, a| c.arg(a)).run()
+    }
+}
+
+fn num(m: &serde_json::Map<String, Value>, k: &str) -> u64 {
+    m[k].as_u64()
+        .unwrap_or_else(|| panic!("{k} of {m:?} is not a count"))
+}
+
+/// Every path's count is what the query language counts for the same path: for a path not
+/// under an array, `count(PATH)` is its lines less those where it is null; for `a[]` and
+/// `a[].b`, the lines where some element (`a[i]`, `a[i].b`) is not null.
+#[test]
+fn keys_count_what_count_of_the_path_counts() {
+    let sample = sample();
+    let sample = sample.to_str().unwrap();
+    let keys = keys_of(&[sample]);
+    assert!(keys.len() > 20, "{keys:?}");
+    let mut items = Vec::new();
+    let mut want = Vec::new();
+    for k in &keys {
+        let path = k["path"].as_str().unwrap();
+        let lines = num(k, "lines");
+        let nulls = k["types"].get("null").and_then(Value::as_u64).unwrap_or(0);
+        let typed: u64 = k["types"]
+            .as_object()
+            .unwrap()
+            .values()
+            .map(|v| v.as_u64().unwrap())
+            .sum();
+        match path.split_once("[]") {
+            None => {
+                assert_eq!(typed, lines, "one type per line for {path}");
+                items.push(format!("count({path})"));
+                want.push(lines - nulls);
+            }
+            Some((array, rest)) => {
+                assert!(!rest.contains("[]"), "no nested arrays in the sample");
+                // No element is null in the sample, so every line with the path counts.
+                assert_eq!(nulls, 0, "{path}");
+                let max = ndq(&["-o", "raw", &format!("select max(length({array}))"), sample])
+                    .run()
+                    .ok()
+                    .trim()
+                    .parse::<usize>()
+                    .unwrap();
+                let any: Vec<String> = (0..max)
+                    .map(|i| format!("{array}[{i}]{rest} is not null"))
+                    .collect();
+                items.push(format!(
+                    "sum(case when {} then 1 else 0 end)",
+                    any.join(" or ")
+                ));
+                want.push(lines);
+            }
+        }
+    }
+    let query = format!("select {}", items.join(", "));
+    let run = ndq(&["-o", "raw", &query, sample]).run();
+    let got: Vec<u64> = run
+        .ok()
+        .trim()
+        .split('\t')
+        .map(|n| n.parse().unwrap())
+        .collect();
+    assert_eq!(got, want, "{query}");
+    // Every line is a JSON object, so the share of a path on every line is 1.
+    let all = ndq(&["-o", "raw", "select count(*)", sample])
+        .run()
+        .ok()
+        .trim()
+        .parse::<u64>()
+        .unwrap();
+    for k in &keys {
+        let share = k["share"].as_f64().unwrap();
+        assert!(
+            (share - num(k, "lines") as f64 / all as f64).abs() < 1e-4,
+            "{k:?}"
+        );
+    }
+}
+
+/// Lines with many distinct values, nested objects and arrays, and odd keys.
+fn varied(n: usize) -> String {
+    let mut s = String::new();
+    for i in 0..n {
+        let extra = if i % 7 == 0 {
+            format!(",\"late_{}\":{}", i % 3, i)
+        } else {
+            String::new()
+        };
+        s.push_str(&format!(
+            "{{\"id\":{i},\"lvl\":\"{}\",\"o\":{{\"a b\":{},\"arr\":[{}]}}{extra}}}\n",
+            ["Info", "Warn", "Error"][i % 3],
+            i % 11,
+            (0..i % 4)
+                .map(|j| j.to_string())
+                .collect::<Vec<_>>()
+                .join(","),
+        ));
+        if i % 1000 == 500 {
+            s.push('\n');
+        }
+    }
+    s
+}
+
+#[test]
+fn keys_are_the_same_for_any_threads_and_chunk_size() {
+    let f = Fixture::new();
+    let input = f.write("v.ndjson", varied(25_000));
+    let input = input.to_str().unwrap();
+    let base = ndq(&["keys", "-o", "json", "--threads", "1", input]).run();
+    let base = base.ok().to_string();
+    for threads in ["1", "2", "3"] {
+        for chunk in ["700", "65536", "10000000"] {
+            let run = ndq(&[
+                "keys",
+                "-o",
+                "json",
+                "--threads",
+                threads,
+                "--chunk-size",
+                chunk,
+                input,
+            ])
+            .run();
+            assert_eq!(
+                run.ok(),
+                base,
+                "--threads {threads} --chunk-size {chunk}{run}"
+            );
+        }
+    }
+    // Streamed from standard input too.
+    let run = ndq(&["keys", "-o", "json", "--chunk-size", "999"])
+        .stdin(std::fs::read(input).unwrap())
+        .run();
+    assert_eq!(run.ok(), base);
+    // Past 10,000 distinct values the count is an estimate, and says so.
+    let id = base.lines().next().unwrap();
+    assert!(id.starts_with("{\"path\":\"id\",\"types\":{\"number\":25000},\"lines\":25000,\"share\":1,\"distinct\":"), "{id}");
+    assert!(id.contains("\"distinct_exact\":false"), "{id}");
+    let estimate: serde_json::Value = serde_json::from_str(id).unwrap();
+    let d = estimate["distinct"].as_f64().unwrap();
+    assert!((d - 25_000.0).abs() / 25_000.0 < 0.05, "{id}");
+    let lvl = base.lines().nth(1).unwrap();
+    assert!(
+        lvl.contains("\"distinct\":3,\"distinct_exact\":true,\"example\":\"Info\""),
+        "{lvl}"
+    );
+    let table = ndq(&["keys", "-o", "table", input]).run();
+    assert!(table.ok().lines().nth(2).unwrap().contains(" ~"), "{table}");
+}
+
+#[test]
+fn limit_lines_reads_the_start_of_the_input() {
+    let f = Fixture::new();
+    let data = varied(3_000);
+    let input = f.write("v.ndjson", &data);
+    let input = input.to_str().unwrap();
+    for n in [1usize, 7, 1234] {
+        // The first n non-blank lines, as a file of their own.
+        let head: String = data
+            .lines()
+            .filter(|l| !l.is_empty())
+            .take(n)
+            .map(|l| format!("{l}\n"))
+            .collect();
+        let head = f.write(&format!("head{n}.ndjson"), head);
+        let want = ndq(&["keys", "-o", "json"])
+            .path(&head)
+            .run()
+            .ok()
+            .to_string();
+        for threads in ["1", "3"] {
+            for chunk in ["300", "1000000"] {
+                let run = ndq(&[
+                    "keys",
+                    "-o",
+                    "json",
+                    "--limit-lines",
+                    &n.to_string(),
+                    "--threads",
+                    threads,
+                    "--chunk-size",
+                    chunk,
+                    input,
+                ])
+                .run();
+                assert_eq!(
+                    run.ok(),
+                    want,
+                    "--limit-lines {n} --threads {threads} --chunk-size {chunk}{run}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn keys_quote_odd_keys_and_skip_bad_lines() {
+    let f = Fixture::new();
+    let input = f.write(
+        "odd.ndjson",
+        "{\"a\":{\"User-Agent\":\"x\",\"order\":1},\"odd key\":true}\nnot json\n{\"it's\":null}\n",
+    );
+    let run = ndq(&["keys", "-o", "csv"]).path(&input).run();
+    run.status(0).stdout_is(
+        "path,types,lines,share,distinct,distinct_exact,example\n\
+         a,object 1,1,0.5,,,\n\
+         a['User-Agent'],string 1,1,0.5,1,true,x\n\
+         a['order'],number 1,1,0.5,1,true,1\n\
+         ['odd key'],boolean 1,1,0.5,1,true,true\n\
+         ['it''s'],null 1,1,0.5,,,\n",
+    );
+    run.stderr_is(&format!(
+        "ndq: warning: 1 malformed line skipped (first at {}:2: the line is not a JSON object at byte 0)\n",
+        input.display()
+    ));
+    let run = ndq(&["keys", "--strict"]).path(&input).run();
+    run.status(1).stdout_is("");
+    run.stderr_has(&format!("{}:2:", input.display()));
+    // The names are the query syntax that reaches the values.
+    let run = ndq(&[
+        "-o",
+        "raw",
+        "select a['User-Agent'], a['order'], ['odd key'] limit 1",
+    ])
+    .path(&input)
+    .run();
+    run.stdout_is("x\t1\ttrue\n");
+}
+
+#[test]
+fn completions_for_each_shell() {
+    for shell in ["bash", "zsh", "fish", "powershell", "elvish"] {
+        let run = ndq(&["completions", shell]).run();
+        let out = run.ok();
+        assert!(
+            out.contains("keys") && out.contains("limit-lines"),
+            "{shell}{run}"
+        );
+    }
+    let run = ndq(&["completions", "tcsh"]).run();
+    run.status(2);
+    let script = ndq(&["completions", "bash"]).run().ok().to_string();
+    match std::process::Command::new("bash")
+        .arg("-n")
+        .arg("-c")
+        .arg(&script)
+        .output()
+    {
+        Ok(out) => assert!(
+            out.status.success(),
+            "bash -n rejects the completion script: {}",
+            String::from_utf8_lossy(&out.stderr)
+        ),
+        Err(e) => eprintln!("bash not found ({e}): the script's syntax is not checked"),
+    }
+}
+
+#[test]
+fn man_page_is_roff_that_man_reads() {
+    let run = ndq(&["man"]).run();
+    let page = run.ok();
+    assert!(
+        page.starts_with(".ie \\n(.g .ds Aq \\(aq") || page.starts_with(".TH"),
+        "{run}"
+    );
+    assert!(page.contains(".TH ndq 1"), "{run}");
+    assert!(
+        page.contains("keys") && page.contains("completions"),
+        "{run}"
+    );
+    let f = Fixture::new();
+    let path = f.write("ndq.1", page);
+    let has_man = std::process::Command::new("man")
+        .arg("--version")
+        .output()
+        .is_ok();
+    if has_man {
+        let out = std::process::Command::new("man")
+            .args(["-l", "-P", "cat"])
+            .arg(&path)
+            .env("MANWIDTH", "80")
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "man -l failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(text.contains("NAME") && text.contains("keys"), "{text}");
+    }
+}
+
+#[test]
+fn help_lists_the_commands() {
+    let run = ndq(&["--help"]).run();
+    let help = run.ok();
+    for cmd in ["keys", "completions", "man"] {
+        assert!(
+            help.contains(&format!("  {cmd}  ")) || help.contains(&format!("  {cmd} ")),
+            "{cmd}{run}"
+        );
+    }
+    let run = ndq(&["keys", "--help"]).run();
+    assert!(run.ok().contains("--limit-lines"), "{run}");
+    // A query still comes first: a query that is not a command name runs.
+    ndq(&["select count(*)"])
+        .arg(sample().to_str().unwrap())
+        .run()
+        .stdout_is("{\"count(*)\":294}\n");
+}
