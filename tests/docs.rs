@@ -14,9 +14,9 @@
 //!   command with `2>&1`). The exit status must be 0, unless the first line after the command
 //!   is `? N`, which expects status `N` (and is not part of the output).
 //!
-//! Blocks fenced with anything else (```text, ```sh) are not run: the version-2 examples of
-//! docs/language.md are fenced ```text until those constructs are built, and become tests by
-//! changing their fence to ```console.
+//! Blocks fenced with anything else (```text, ```sh) are not run: an example of a construct
+//! not built yet, or one whose output depends on the clock, is fenced ```text, and becomes a
+//! test by changing its fence to ```console.
 
 use std::path::Path;
 use std::process::{Command, Stdio};
