@@ -250,7 +250,7 @@ fn exit_1_for_a_missing_input_and_nothing_written() {
     out.stderr_has(&format!("ndq: error: {}: ", through.display()));
 }
 
-/// Good lines, and the bad kinds QUERY.md names, on known line numbers.
+/// Good lines, and the bad kinds the language reference names, on known line numbers.
 const MIXED: &str = "\u{feff}{\"n\":1}\r\n\
                      \n\
                      {\"n\":2}\n\
@@ -871,7 +871,7 @@ fn prefilter_keeps_lines_that_spell_the_literal_with_escapes() {
     }
 }
 
-/// QUERY.md: the first occurrence of a duplicate key is the value, through every path the CLI
+/// the language reference: the first occurrence of a duplicate key is the value, through every path the CLI
 /// takes (`where` decided first, rows, aggregates; an escaped spelling of the key counts as
 /// the same key), whatever the scanner or thread count.
 #[test]
@@ -987,7 +987,7 @@ fn a_fact_pattern_does_not_hide_a_literal_at_the_same_byte() {
     }
 }
 
-/// QUERY.md's "Text" and "Levels" end to end: a computed string is JSON-escaped in `json` and
+/// the language reference's "Text" and "Levels" end to end: a computed string is JSON-escaped in `json` and
 /// written as it is in `raw`; `extract` with a literal regex that does not compile, or a
 /// group the regex lacks, is exit 2 with a caret under that argument.
 #[test]
@@ -1272,7 +1272,7 @@ fn invalid_time_flags_are_usage_errors_that_show_the_forms() {
     out.stderr_has("'5x' is not a duration");
 }
 
-/// Conditional aggregates and array conditions (QUERY.md version 2) give the same bytes with
+/// Conditional aggregates and array conditions (the language reference version 2) give the same bytes with
 /// one thread and many, with the scalar scanner, and with the serde engine.
 #[test]
 fn filtered_aggregates_and_array_conditions_agree_across_threads_and_engines() {

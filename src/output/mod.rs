@@ -6,7 +6,7 @@
 //! format that renders all rows at once ([`table::render`]); the others stream row by row
 //! through [`RowWriter`].
 //!
-//! How each value is written (the choices QUERY.md leaves open are marked *):
+//! How each value is written (the choices the language reference leaves open are marked *):
 //!
 //! | value | json | table | csv / tsv / raw |
 //! |---|---|---|---|

@@ -1,4 +1,4 @@
-//! Conditions on arrays (QUERY.md "Arrays"): `x in PATH` (membership) and the wildcard
+//! Conditions on arrays (docs/language.md, "Arrays"): `x in PATH` (membership) and the wildcard
 //! paths `[?]` (some element) and `[*]` (every element).
 //!
 //! The parser reads a wildcard path as [`ExprKind::Wild`] and `x in PATH` as

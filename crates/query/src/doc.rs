@@ -4,7 +4,7 @@
 //!
 //! Invariants every implementation keeps:
 //! - `get` compares keys after unescaping and returns the *first* member of that name
-//!   (QUERY.md). `serde_json::Value` cannot: its parser keeps the *last* duplicate, so the
+//!   (the language reference). `serde_json::Value` cannot: its parser keeps the *last* duplicate, so the
 //!   serde engine differs from the lazy one on lines with duplicate keys (documented there).
 //! - `view` gives a number's exact text (serde_json's `arbitrary_precision` is on in this
 //!   workspace) and a string's value; `raw` gives exact JSON text for arrays and objects

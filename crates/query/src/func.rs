@@ -1,7 +1,7 @@
 //! Functions: the name table (scalars and aggregates, arities, "did you mean"), the scalar
 //! functions themselves, `like` patterns and Unicode case folding.
 //!
-//! Scalars give `null` for an argument of the wrong type (QUERY.md). `like` is matched on
+//! Scalars give `null` for an argument of the wrong type (the language reference). `like` is matched on
 //! characters (so `_` is one character, not one byte); a pattern with only `%` wildcards
 //! takes a fast path (equality, prefix, suffix or substring search).
 

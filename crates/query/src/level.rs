@@ -1,5 +1,5 @@
 //! `level(x)` and `severity(x)`: the many spellings of a log level (Serilog's `Warning`,
-//! log15's `wrn`, pino's `40`) mapped to one canonical name and its rank, as QUERY.md's
+//! log15's `wrn`, pino's `40`) mapped to one canonical name and its rank, as the language reference's
 //! Levels table says.
 //!
 //! Invariants: a text form matches only when it is one of the table's names, ignoring ASCII

@@ -1,4 +1,4 @@
-//! ndq-query: the query language of `shared/QUERY.md` — lexer → parser → plan → eval — as a
+//! ndq-query: the query language of `docs/language.md` — lexer → parser → plan → eval — as a
 //! library independent of files and threads, so the CLI, `ndq bench` and the tests share one
 //! engine.
 //!
@@ -38,12 +38,12 @@
 //! planner and [`Plan`]) → `eval` (one expression over one document) → `distinct` (the rows
 //! of `select distinct`) → `agg` ([`Accumulator`]) → `worker` ([`Worker`]).
 //!
-//! # Choices where QUERY.md is silent
+//! # Choices where the language reference is silent
 //!
 //! - **Reserved words**: `select distinct from where group having order limit offset and or`
 //!   never name a property where an expression is expected; write `['order']`. `not` neither:
 //!   it starts a negation (`['not']` reads the property). Any word is fine after a `.`.
-//! - **Clause order** is strict, as QUERY.md writes it: `limit` before `offset` (`offset 5
+//! - **Clause order** is strict, as the language reference writes it: `limit` before `offset` (`offset 5
 //!   limit 10` is an error; PostgreSQL takes both orders).
 //! - **`having`** makes the query an aggregation when it holds an aggregate, as in SQL
 //!   (`select 'many' having count(*) > 2` gives one row or none); `having` in a query that
@@ -76,7 +76,7 @@
 //!   (a null item, or an item of another type), else false.
 //! - **Sort order across types** (order by, group order): numbers < strings < timestamps
 //!   < durations < booleans < arrays < objects < null (`min`/`max` look only at numbers and strings, as
-//!   QUERY.md says, so a number is below any string there); arrays and objects by their canonical JSON text,
+//!   the language reference says, so a number is below any string there); arrays and objects by their canonical JSON text,
 //!   which is also how they group and count as distinct (`["a", "b"]` = `["a","b"]`,
 //!   `[1]` = `[1.0]`, `{"k":1,"k":2}` = `{"k":1}`: numbers by value, the first of duplicate
 //!   keys, keys in sorted order).
@@ -136,7 +136,7 @@
 //!   beyond a Decimal give null).
 //! - **`strpos(s, '')`** is 1, as in PostgreSQL (also for `s = ''`). `left`/`right` with a
 //!   negative count and `split_part` with `n < 1` give null (PostgreSQL counts from the other
-//!   end; QUERY.md says null).
+//!   end; the language reference says null).
 //! - **`trim`** removes characters with Unicode's `White_Space` property (space, tab, line
 //!   breaks, no-break space, `U+3000`...); not the zero-width space or the byte-order mark,
 //!   which are not white space.
@@ -166,7 +166,7 @@
 //!     timestamp compared with a number. `=`/`in` compare instants, so
 //!     `datetime(t) = '2026-11-21T11:00:00+01:00'` is true for `10:00:00Z`; `group by` and
 //!     `count_distinct` of a timestamp are by instant; a text property stays text.
-//!   - Arithmetic: only the pairs QUERY.md lists; `duration / duration`, `duration %`
+//!   - Arithmetic: only the pairs the language reference lists; `duration / duration`, `duration %`
 //!     anything and `timestamp + timestamp` are null. `duration * number` and `/ number`
 //!     round to the nanosecond, half away from zero; `/ 0` is null.
 //!   - `time(x, d)` and `strftime(x, f)` read `x` as `datetime` does (text, a number of
@@ -179,7 +179,7 @@
 //!     as a property outside `group by`. `now()` is fixed when the query is planned.
 //!   - `strftime` is jiff's (`%Y %m %d %H %M %S %f %z %Z %A %j %s`...); an invalid format
 //!     gives null. `tostring` of a timestamp is its output form in the `--tz` zone.
-//!   - `sum`, `avg` and `percentile` look only at numbers, as QUERY.md says: durations are
+//!   - `sum`, `avg` and `percentile` look only at numbers, as the language reference says: durations are
 //!     passed over (`sum(tonumber(d))` adds their seconds); `min`/`max` take them.
 //!   - A timestamp is written as a JSON string, a duration as a JSON number. With `--tz`
 //!     (even `--tz UTC`) the offset is written as `+00:00`, without it as `Z`.

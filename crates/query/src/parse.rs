@@ -1,6 +1,6 @@
 //! The parser: tokens → a typed AST ([`Query`]) where every node keeps its source span.
 //!
-//! Recursive descent, one function per binding level of QUERY.md's operator table (loosest
+//! Recursive descent, one function per binding level of the language reference's operator table (loosest
 //! first): `or` → `and` → `not` → comparison → `||` → `+ -` → `* / %` → unary `-` → primary.
 //! `||` sits where PostgreSQL puts it: tighter than comparisons, looser than `+ -`
 //! (`'a' || 1 + 2` is `'a3'`, `x || 'b' = 'ab'` compares the concatenation).

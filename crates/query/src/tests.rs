@@ -1,4 +1,4 @@
-//! Table tests: one line per rule of QUERY.md, run through the whole engine (compile, then
+//! Table tests: one line per rule of the language reference, run through the whole engine (compile, then
 //! every line parsed with serde_json and evaluated), without spawning a process.
 
 use crate::{Accumulator, Kind, Plan, Value};

@@ -1,4 +1,4 @@
-//! The text functions of QUERY.md's "Text" table: `||` and `concat`, `substr`, `left`,
+//! The text functions of the language reference's "Text" table: `||` and `concat`, `substr`, `left`,
 //! `right`, `strpos`, `replace`, `trim`/`ltrim`/`rtrim`, `split_part` and `extract`.
 //!
 //! Invariants:

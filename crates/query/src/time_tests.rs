@@ -1,4 +1,4 @@
-//! Table tests for the time rules of QUERY.md ("Time"), through the whole engine as
+//! Table tests for the time rules of the language reference ("Time"), through the whole engine as
 //! `tests.rs` runs them: lazy and serde documents, merged at every split, the prefilter
 //! checked. Queries that read `now()` or a zone are compiled with pinned [`TimeOptions`].
 

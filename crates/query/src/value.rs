@@ -1,5 +1,5 @@
 //! Values while evaluating ([`Val`]), output values ([`Value`]), numbers ([`Num`]), and the
-//! orders and equalities of QUERY.md.
+//! orders and equalities of the language reference.
 //!
 //! - A number is an exact [`Decimal`] when one can hold it, else an `f64` (`1e400`, 40 digits).
 //! - A value read from the input keeps its raw JSON text (`raw`), so `1.50` prints as `1.50`

@@ -1,4 +1,4 @@
-//! Table tests for the extended query shape (QUERY.md, "Additions (version 2)"): `having`,
+//! Table tests for the extended query shape (docs/language.md, "Additions (version 2)"): `having`,
 //! `select distinct`, `offset`, `order by` an aggregate that is not selected, and unique
 //! column names. Each runs through [`run`]: both documents, and every split of the input into
 //! two accumulators merged in input order.

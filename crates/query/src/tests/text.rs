@@ -1,4 +1,4 @@
-//! Table tests for QUERY.md's "Conditions" (`case`, `if`), "Text" and "Levels" rules, in the
+//! Table tests for the language reference's "Conditions" (`case`, `if`), "Text" and "Levels" rules, in the
 //! style of the parent module: each runs on serde and lazy documents, with the prefilter, and
 //! (collecting queries) merged at every split. Strings cover multi-byte characters, combining
 //! marks, emoji, escapes, nulls and wrong types.
