@@ -16,7 +16,6 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use ndq_query::{Accumulator, Prefilter, Value};
 
-use super::prefilter;
 use crate::messages::Rejection;
 
 /// Cut `data` into slices of about `target` bytes ending at line boundaries. Concatenated,
@@ -150,7 +149,7 @@ pub fn scan<S: LineStep>(
                 let found = search.next();
                 let start = found.as_ref().map_or(data.len(), |l| l.start);
                 if start > at {
-                    let (lines, filled) = prefilter::count_lines(&data[at..start]);
+                    let (lines, filled) = count_lines(&data[at..start]);
                     out.line_count += lines;
                     out.skipped += filled;
                 }
@@ -207,6 +206,23 @@ pub fn scan<S: LineStep>(
     out
 }
 
+/// The lines of `region` (whole lines; the last may lack its newline): how many, and how
+/// many of them are not blank.
+pub(super) fn count_lines(region: &[u8]) -> (u64, u64) {
+    let (mut lines, mut filled) = (0u64, 0u64);
+    let mut start = 0;
+    for end in memchr::memchr_iter(b'\n', region) {
+        lines += 1;
+        filled += u64::from(!is_blank(&region[start..end]));
+        start = end + 1;
+    }
+    if start < region.len() {
+        lines += 1;
+        filled += u64::from(!is_blank(&region[start..]));
+    }
+    (lines, filled)
+}
+
 /// Blank: empty or only spaces and tabs (a `\r` before the `\n` is already gone).
 pub(super) fn is_blank(line: &[u8]) -> bool {
     line.iter().all(|&b| matches!(b, b' ' | b'\t' | b'\r'))
@@ -215,6 +231,16 @@ pub(super) fn is_blank(line: &[u8]) -> bool {
 #[cfg(test)]
 pub mod tests {
     use super::*;
+
+    #[test]
+    fn count_lines_counts_blank_ones_apart() {
+        assert_eq!(count_lines(b""), (0, 0));
+        assert_eq!(count_lines(b"{}\n"), (1, 1));
+        assert_eq!(count_lines(b"{}"), (1, 1));
+        assert_eq!(count_lines(b"\n\n"), (2, 0));
+        assert_eq!(count_lines(b"{}\r\n \t\r\n\n{}\n{}"), (5, 3));
+        assert_eq!(count_lines(b" x \n  "), (2, 1));
+    }
 
     /// A fake query for the loop's tests: a line is bad unless it starts with `{`; it matches
     /// when it contains `hit`; the output is the line.

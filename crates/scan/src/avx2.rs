@@ -41,8 +41,9 @@ use std::arch::x86_64::{
 };
 
 use crate::Malformed;
+use crate::resume::At;
 use crate::shape::{CAP, SLACK, tag};
-use crate::state::{At, Machine};
+use crate::state::Machine;
 
 /// Proof that the CPU has AVX2: [`Token::new`] is the only way to make one.
 #[derive(Clone, Copy, Debug)]

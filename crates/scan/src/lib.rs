@@ -62,6 +62,7 @@
 #[cfg(target_arch = "x86_64")]
 mod avx2;
 mod number;
+mod resume;
 mod scalar;
 mod shape;
 mod state;
@@ -328,7 +329,7 @@ fn length_bit(len: usize) -> u64 {
 /// What a [`Parser::parse_prefix`] read: the line's length and where its rest begins if it
 /// stopped early (`None`: it read and validated the whole line). The bytes read are kept
 /// beside it ([`Parser`]'s `prefix`).
-type Prefix = (usize, Option<(usize, state::At)>);
+type Prefix = (usize, Option<(usize, resume::At)>);
 
 /// Reusable scanning state: one per worker; its buffers are kept from one line to the next.
 #[derive(Debug)]

@@ -19,7 +19,7 @@
 //! that the walk accepted from the same state, and suppose that in `L`:
 //!
 //! - every backslash that starts an escape starts a valid one (checked with the walk's own
-//!   [`Machine::escape`], escapes taken one after another from `q`, exactly as the walk
+//!   [`escape_end`], escapes taken one after another from `q`, exactly as the walk
 //!   moves its cursor past each);
 //! - no byte inside a string is below 0x20;
 //! - no run of digits outside strings starts with `0` followed by another digit, unless the
@@ -43,9 +43,9 @@
 //! AVX2 scanner after a line of the same shape with the scalar scanner, which keeps no
 //! shapes.
 //!
-//! [`Machine::escape`]: crate::state::Machine
+//! [`escape_end`]: crate::unescape::escape_end
 
-use crate::state::At;
+use crate::resume::At;
 
 /// The shortest rest of a line validated by its shape: the walk validates a short rest (a
 /// query that reads the last key of a line) faster than a shape is built and looked up.
@@ -307,7 +307,7 @@ pub(crate) fn portable(
     for (p, &b) in bytes.iter().enumerate().skip(q) {
         let escaped = p < escaped_until;
         if b == b'\\' && !escaped {
-            escaped_until = crate::state::Machine::escape(bytes, p).ok()?;
+            escaped_until = crate::unescape::escape_end(bytes, p).ok()?;
         }
         if b == b'"' && !escaped {
             in_string = !in_string;

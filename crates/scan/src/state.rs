@@ -51,6 +51,7 @@
 //! Offsets are `u32`: lines of 4 GiB or more are rejected before scanning (and a line of `n`
 //! bytes yields at most `n` nodes).
 
+use crate::resume::At;
 use crate::shape::{self, Check, Shapes};
 use crate::{KeySet, Malformed, Reason, number, unescape};
 
@@ -109,22 +110,6 @@ pub(crate) struct Frame {
     /// Index of its node (meaningless once indexing has stopped).
     node: u32,
     object: bool,
-}
-
-/// Where the parse loop resumes (and where a deferred scan goes on: `ObjectStart` or
-/// `AfterValue`, with only the root open).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum At {
-    /// After a `{`.
-    ObjectStart,
-    /// At the opening quote of a key.
-    Members,
-    /// After a `[`.
-    ArrayStart,
-    /// At the first byte of an array element (blanks skipped).
-    Value,
-    /// After a value inside a container.
-    AfterValue,
 }
 
 /// The scanning state of one line.
@@ -613,30 +598,11 @@ impl<'t> Machine<'t> {
         }
     }
 
-    /// Check the escape whose backslash is at `p`; the position after it.
+    /// Check the escape whose backslash is at `p`; the position after it
+    /// ([`unescape::escape_end`], with the scanner's verdict).
     #[inline]
     pub(crate) fn escape(bytes: &[u8], p: usize) -> Result<usize, Malformed> {
-        match bytes.get(p + 1) {
-            Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => Ok(p + 2),
-            Some(b'u') => {
-                let hi = unescape::hex4(bytes, p + 2).ok_or_else(|| syntax(p + 2))?;
-                match hi {
-                    0xD800..=0xDBFF => {
-                        // A high surrogate must be followed by an escaped low surrogate.
-                        if bytes.get(p + 6) != Some(&b'\\') || bytes.get(p + 7) != Some(&b'u') {
-                            return Err(syntax(p + 6));
-                        }
-                        match unescape::hex4(bytes, p + 8) {
-                            Some(0xDC00..=0xDFFF) => Ok(p + 12),
-                            _ => Err(syntax(p + 6)),
-                        }
-                    }
-                    0xDC00..=0xDFFF => Err(syntax(p)),
-                    _ => Ok(p + 6),
-                }
-            }
-            _ => Err(syntax(p + 1)),
-        }
+        unescape::escape_end(bytes, p).map_err(syntax)
     }
 
     /// A key from the quote at `open` to the quote at `close`; whether its member goes on the

@@ -168,3 +168,31 @@ pub(crate) fn eq(raw: &str, key: &str) -> bool {
     }
     key.is_empty()
 }
+
+/// Check the escape whose backslash is at `p`: the position after it, or the offset that
+/// makes it invalid. This is the scanner's verdict on escapes (`state.rs` and the line
+/// shapes call it); [`decode_escape`] decodes exactly the escapes it accepts.
+#[inline]
+pub(crate) fn escape_end(bytes: &[u8], p: usize) -> Result<usize, usize> {
+    match bytes.get(p + 1) {
+        Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => Ok(p + 2),
+        Some(b'u') => {
+            let hi = hex4(bytes, p + 2).ok_or(p + 2)?;
+            match hi {
+                0xD800..=0xDBFF => {
+                    // A high surrogate must be followed by an escaped low surrogate.
+                    if bytes.get(p + 6) != Some(&b'\\') || bytes.get(p + 7) != Some(&b'u') {
+                        return Err(p + 6);
+                    }
+                    match hex4(bytes, p + 8) {
+                        Some(0xDC00..=0xDFFF) => Ok(p + 12),
+                        _ => Err(p + 6),
+                    }
+                }
+                0xDC00..=0xDFFF => Err(p),
+                _ => Ok(p + 6),
+            }
+        }
+        _ => Err(p + 1),
+    }
+}
