@@ -25,6 +25,7 @@ use crate::ir::Extract;
 use crate::ir::{AggSpec, Case, Ex, Path, Pattern, Quant};
 use crate::parse::{self, BinOp, Expr, ExprKind, Query, Seg};
 use crate::prefilter::{self, Prefilter};
+use crate::text;
 use crate::time::{TimeFn, TimeOptions, Zone};
 use crate::value::{Num, Val, parse_number};
 
@@ -563,22 +564,7 @@ impl<'q> Planner<'q> {
                 let pattern = match &args[1].kind {
                     ExprKind::Str(re) => match Regex::new(re) {
                         Ok(r) => Pattern::Fixed(r),
-                        Err(err) => {
-                            let detail = err.to_string();
-                            let last = detail
-                                .lines()
-                                .rev()
-                                .find(|l| !l.trim().is_empty())
-                                .unwrap_or("")
-                                .trim()
-                                .trim_start_matches("error: ")
-                                .to_owned();
-                            return self.err(
-                                &args[1],
-                                ErrorKind::Regex,
-                                format!("this regex does not compile: {last}"),
-                            );
-                        }
+                        Err(err) => return Err(text::regex_error(self.q, &args[1], &err)),
                     },
                     _ => Pattern::Dynamic(arg(self, 1)?),
                 };

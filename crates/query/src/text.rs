@@ -29,7 +29,7 @@ use crate::parse::{Expr, ExprKind};
 use crate::value::{Num, Val, parse_number};
 
 /// `f` of the first `n` of `vals` (functions of up to three arguments; not the concatenations,
-/// which [`eval_text`] does itself).
+/// which the evaluator does itself).
 pub(crate) fn apply(f: TextFunc, vals: [Val<'_>; 3], n: usize) -> Val<'_> {
     let [a, b, c] = vals;
     let Some(s) = text(a) else {
@@ -168,7 +168,7 @@ fn split_part(s: &str, sep: &str, k: i128) -> Option<Range<usize>> {
 }
 
 /// "this regex does not compile: ..." with the regex crate's last line of detail.
-fn regex_error(q: &str, at: &Expr, err: &regex::Error) -> QueryError {
+pub(crate) fn regex_error(q: &str, at: &Expr, err: &regex::Error) -> QueryError {
     let detail = err.to_string();
     let last = detail
         .lines()
