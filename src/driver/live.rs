@@ -14,7 +14,6 @@
 //! ```
 
 use std::io::Write;
-use std::marker::PhantomData;
 use std::sync::Mutex;
 
 use ndq_query::Plan;
@@ -22,7 +21,6 @@ use ndq_query::Plan;
 use super::chunk::LineStep;
 use super::progress::Progress;
 use super::{Driver, Flow, Mode, QueryFacts, RunOptions, Stats, pool, step, write_collected};
-use crate::messages::BadLines;
 use crate::output::{Format, RowWriter};
 
 /// What the caller of [`live`] can do with the driver.
@@ -82,27 +80,8 @@ pub fn live<R>(
     let steps: Vec<Mutex<Option<_>>> = (0..pool.current_num_threads())
         .map(|_| Mutex::new(None))
         .collect();
-    let driver = Driver {
-        step: PhantomData,
-        opts,
-        facts: &facts,
-        make: &make,
-        pool: &pool,
-        out,
-        bad: BadLines::new(),
-        remaining: match (mode.stops_early(), facts.limit) {
-            (false, _) => None,
-            (true, Some(limit)) => Some(limit.saturating_add(facts.offset)),
-            (true, None) if facts.offset > 0 => Some(u64::MAX),
-            (true, None) => None,
-        },
-        skip: if mode.stops_early() { facts.offset } else { 0 },
-        drove: Default::default(),
-        steps: &steps,
-        progress: Progress::new(false, false, None, opts.progress_after),
-        done_before: 0,
-        streamed: 0,
-    };
+    let progress = Progress::new(false, false, None, opts.progress_after);
+    let driver = Driver::new(opts, &facts, &make, &pool, out, &steps, progress);
     let mut feed = Live {
         driver,
         plan,

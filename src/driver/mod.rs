@@ -352,33 +352,8 @@ where
     let steps: Vec<Mutex<Option<S>>> = (0..pool.current_num_threads())
         .map(|_| Mutex::new(None))
         .collect();
-    let mut d = Driver {
-        step: PhantomData,
-        opts,
-        facts,
-        make,
-        pool: &pool,
-        out,
-        bad: BadLines::new(),
-        remaining: match (facts.mode.stops_early(), facts.limit) {
-            (false, _) => None,
-            // The rows `offset` skips are produced first, then `limit` more.
-            (true, Some(limit)) => Some(limit.saturating_add(facts.offset)),
-            // Row ends are kept to skip the first rows; no stop comes in reach.
-            (true, None) if facts.offset > 0 => Some(u64::MAX),
-            (true, None) => None,
-        },
-        skip: if facts.mode.stops_early() {
-            facts.offset
-        } else {
-            0
-        },
-        drove: Drove::default(),
-        steps: &steps,
-        progress: Progress::new(allowed, opts.color, total, opts.progress_after),
-        done_before: 0,
-        streamed: 0,
-    };
+    let progress = Progress::new(allowed, opts.color, total, opts.progress_after);
+    let mut d = Driver::new(opts, facts, make, &pool, out, &steps, progress);
     let list = &inputs.list;
     let mut index = 0;
     // `ndq keys --limit-lines` may evaluate again the chunk where the limit ends, which needs
@@ -487,6 +462,43 @@ where
     S: LineStep + Send,
     F: Fn() -> S + Sync,
 {
+    /// A driver at the start of a run. Streamed rows (a query that stops early) turn
+    /// `offset` and `limit` into the rows still to skip and still wanted.
+    fn new(
+        opts: &'r RunOptions,
+        facts: &'r QueryFacts<'r>,
+        make: &'r F,
+        pool: &'r rayon::ThreadPool,
+        out: &'r mut dyn Write,
+        steps: &'r [Mutex<Option<S>>],
+        progress: Progress,
+    ) -> Self {
+        let streamed = facts.mode.stops_early();
+        Driver {
+            step: PhantomData,
+            opts,
+            facts,
+            make,
+            pool,
+            out,
+            bad: BadLines::new(),
+            remaining: match (streamed, facts.limit) {
+                (false, _) => None,
+                // The rows `offset` skips are produced first, then `limit` more.
+                (true, Some(limit)) => Some(limit.saturating_add(facts.offset)),
+                // Row ends are kept to skip the first rows; no stop comes in reach.
+                (true, None) if facts.offset > 0 => Some(u64::MAX),
+                (true, None) => None,
+            },
+            skip: if streamed { facts.offset } else { 0 },
+            drove: Drove::default(),
+            steps,
+            progress,
+            done_before: 0,
+            streamed: 0,
+        }
+    }
+
     fn input(&mut self, index: usize, input: &Input) -> anyhow::Result<Flow> {
         self.streamed = 0;
         let flow = match &input.source {
