@@ -75,6 +75,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 pub use number::{NotDecimal, decimal_parts, parse_decimal};
 pub use rust_decimal::Decimal;
 pub use state::DEPTH_LIMIT;
+pub use state::Kind as TokenKind;
 pub use unescape::{decode_escape, unescape};
 
 use state::{Frame, Kind, Machine, Node};
@@ -576,6 +577,48 @@ impl<'a> Document<'a> {
     /// test that [`Parser::parse_until`] stops early.
     pub fn indexed(&self) -> usize {
         self.nodes.len()
+    }
+    /// The tape itself, for a caller that walks every node of a whole line (after
+    /// [`Parser::parse`]) and wants its structure as data: one [`Token`] per key and per value
+    /// in document order, the root object first. A key is followed by its value; a
+    /// container's members or elements follow it up to its [`Token::next`].
+    #[inline]
+    pub fn tokens(&self) -> impl ExactSizeIterator<Item = Token> + 'a {
+        self.nodes.iter().map(Token::of)
+    }
+    /// Token `i` of [`Document::tokens`], if there is one.
+    #[inline]
+    pub fn token(&self, i: usize) -> Option<Token> {
+        self.nodes.get(i).map(Token::of)
+    }
+}
+
+/// One node of a document's tape ([`Document::tokens`]): plain data about one key or value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Token {
+    /// What the node is.
+    pub kind: TokenKind,
+    /// Its JSON text is `text()[start..end]` (keys and strings with their quotes).
+    pub start: u32,
+    /// See `start`.
+    pub end: u32,
+    /// The index of the node after this one's subtree: `index + 1` for a key or a scalar,
+    /// after the last member or element for a container.
+    pub next: u32,
+    /// For a key or a string: whether its text has a backslash escape.
+    pub escaped: bool,
+}
+
+impl Token {
+    #[inline]
+    fn of(n: &Node) -> Token {
+        Token {
+            kind: n.kind,
+            start: n.start,
+            end: n.end,
+            next: n.next,
+            escaped: n.escaped,
+        }
     }
 }
 

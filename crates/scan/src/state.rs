@@ -68,16 +68,24 @@ pub(crate) fn tracks(want: &KeySet) -> bool {
 /// limit as serde_json's default recursion limit, so the two agree on deep documents.
 pub const DEPTH_LIMIT: usize = 127;
 
-/// What a node is.
+/// What a node of the tape is (public as [`crate::TokenKind`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Kind {
+pub enum Kind {
+    /// An object (`{...}`); its members follow it, up to its `next`.
     Object,
+    /// An array (`[...]`); its elements follow it, up to its `next`.
     Array,
+    /// A member's key (with its quotes); the member's value is the next node.
     Key,
+    /// A string value (with its quotes).
     String,
+    /// A number.
     Number,
+    /// `true`
     True,
+    /// `false`
     False,
+    /// `null`
     Null,
 }
 

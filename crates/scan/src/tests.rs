@@ -686,3 +686,38 @@ fn for_each_gives_the_members_iter_gives() {
         (r"b\u0063".into(), r#"{"d":[1,{"e":null}]}"#.into())
     );
 }
+
+#[test]
+fn tokens_are_the_tape_in_document_order() {
+    let line = r#"{"a":[1,{"b\n":"x"}],"c":true}"#;
+    for s in scanners() {
+        let mut p = Parser::new(s);
+        let doc = p.parse(line.as_bytes()).unwrap();
+        let got: Vec<(TokenKind, &str, u32, bool)> = doc
+            .tokens()
+            .map(|t| {
+                let text = &doc.text()[t.start as usize..t.end as usize];
+                (t.kind, text, t.next, t.escaped)
+            })
+            .collect();
+        use TokenKind::*;
+        assert_eq!(
+            got,
+            [
+                (Object, line, 9, false),
+                (Key, r#""a""#, 2, false),
+                (Array, r#"[1,{"b\n":"x"}]"#, 7, false),
+                (Number, "1", 4, false),
+                (Object, r#"{"b\n":"x"}"#, 7, false),
+                (Key, r#""b\n""#, 6, true),
+                (String, r#""x""#, 7, false),
+                (Key, r#""c""#, 8, false),
+                (True, "true", 9, false),
+            ],
+            "{}",
+            s.name()
+        );
+        assert_eq!(doc.token(4), doc.tokens().nth(4));
+        assert_eq!(doc.token(9), None);
+    }
+}
