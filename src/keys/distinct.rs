@@ -1,6 +1,6 @@
 //! Distinct values of one path: exact up to [`EXACT_LIMIT`], then a HyperLogLog estimate.
 //!
-//! Values are kept as 64-bit hashes ([`hash`]): the exact count is the number of distinct
+//! Values are kept as 64-bit hashes ([`prehash`], then [`finish`]): the exact count is the number of distinct
 //! hashes (two different values share one with odds of about n²/2⁶⁵, some 3·10⁻¹² at the
 //! limit). Past the limit the hashes are poured into a HyperLogLog of 2¹² one-byte registers
 //! (standard error about 1.6%), and the set is dropped.
@@ -22,9 +22,14 @@ const M: usize = 1 << P;
 /// several times more per value), with a small direct-mapped cache that drops most repeats
 /// of the values that come back often. The run's [`Distinct`] takes them in
 /// [`Distinct::merge_hashes`].
+///
+/// What is kept is a value's [`prehash`], the hash before its finaliser ([`finish`]): the
+/// finaliser is a bijection of 64-bit words, so two values have the same prehash exactly
+/// when they have the same hash, and it is applied only to the prehashes that reach
+/// [`Distinct::merge_hashes`] (after the cache dropped the repeats), not to every value.
 #[derive(Clone, Debug, Default)]
 pub struct Hashes {
-    /// The hashes, repeats possible.
+    /// The prehashes, repeats possible.
     pub list: Vec<u64>,
     recent: Option<Box<[u64; RECENT]>>,
 }
@@ -32,15 +37,17 @@ pub struct Hashes {
 const RECENT: usize = 64;
 
 impl Hashes {
-    /// Add one value's hash.
+    /// Add one value's [`prehash`].
     #[inline]
     pub fn push(&mut self, h: u64) {
         let recent = self.recent.get_or_insert_with(|| Box::new([0; RECENT]));
         let slot = &mut recent[(h as usize) % RECENT];
-        if *slot != h || h == 0 {
-            *slot = h;
-            self.list.push(h);
-        }
+        // Without a branch on the outcome, which follows the values (a repeat or not) and
+        // so is mispredicted often: the hash is appended, and taken back if it repeats.
+        let repeat = *slot == h && h != 0;
+        *slot = h;
+        self.list.push(h);
+        self.list.truncate(self.list.len() - usize::from(repeat));
     }
 }
 
@@ -60,7 +67,7 @@ impl Default for Distinct {
 }
 
 impl Distinct {
-    /// Count one value, by its [`hash`].
+    /// Count one value, by its hash (a [`prehash`] [`finish`]ed).
     #[inline]
     pub fn insert(&mut self, h: u64) {
         match self {
@@ -83,10 +90,10 @@ impl Distinct {
         }
     }
 
-    /// Fold a chunk's hashes in.
+    /// Fold a chunk's values in (their prehashes, finished here).
     pub fn merge_hashes(&mut self, hashes: Hashes) {
         for h in hashes.list {
-            self.insert(h);
+            self.insert(finish(h));
         }
     }
 
@@ -146,10 +153,16 @@ fn estimate(regs: &[u8; M]) -> u64 {
 }
 
 /// A 64-bit hash of a value's bytes and a type tag (so the string `"1"` and the number `1`
-/// differ): 8 bytes at a time multiplied in, then the murmur3 finaliser so every input bit
-/// reaches the top bits the sketch reads.
-#[inline]
+/// differ): 8 bytes at a time multiplied in ([`prehash`]), then the murmur3 finaliser
+/// ([`finish`]) so every input bit reaches the top bits the sketch reads.
+#[cfg(test)]
 pub fn hash(tag: u8, bytes: &[u8]) -> u64 {
+    finish(prehash(tag, bytes))
+}
+
+/// The hash without its finaliser: what a chunk keeps per value ([`Hashes`]).
+#[inline]
+pub fn prehash(tag: u8, bytes: &[u8]) -> u64 {
     const K: u64 = 0x9E37_79B9_7F4A_7C15;
     let mut h = (u64::from(tag) << 56) ^ (bytes.len() as u64).wrapping_mul(K);
     let mut chunks = bytes.chunks_exact(8);
@@ -173,6 +186,13 @@ pub fn hash(tag: u8, bytes: &[u8]) -> u64 {
         };
         h = (h ^ tail).wrapping_mul(K).rotate_left(29);
     }
+    h
+}
+
+/// The murmur3 finaliser: a bijection of 64-bit words that spreads every bit of `h` over all
+/// of them.
+#[inline]
+pub fn finish(mut h: u64) -> u64 {
     h ^= h >> 33;
     h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
     h ^= h >> 33;
