@@ -177,6 +177,61 @@ fn keys_are_the_same_for_any_threads_and_chunk_size() {
     assert!(table.ok().lines().nth(2).unwrap().contains(" ~"), "{table}");
 }
 
+/// The fast walk (line templates, the default) gives the plain walk's output byte for byte,
+/// for any thread count, chunk size and scanner, on generated logs mixed with lines of odd
+/// structures (repeated and escaped keys, arrays of other lengths, nested arrays) and bad
+/// lines.
+#[test]
+fn templates_walk_gives_the_plain_walks_output() {
+    let f = Fixture::new();
+    let mut data = ndq_gen::generate(5, 600_000);
+    let odd = [
+        r#"{"a":1,"a":{"z":1},"b":{"c":"x","c":{"q":2}}}"#,
+        r#"{"\u0061":"esc","b":{"c":"\"q\" \u00e9"}}"#,
+        r#"{"t":[{"x":1,"x":2},{"y":[{"x":3}]}],"u":{"":{"'":0}},"v":[[1,[2]],[]]}"#,
+        "not json",
+        r#"{"Properties":{"Tags":["a","b","c","d","e"],"Cart":[{"Sku":1}]}}"#,
+    ];
+    for (i, l) in odd.iter().cycle().take(60).enumerate() {
+        // Spread over the file, each next to generated lines.
+        let at = data.len() * i / 60;
+        let at = at
+            + data[at..]
+                .iter()
+                .position(|&b| b == b'\n')
+                .map_or(0, |p| p + 1);
+        data.splice(at..at, format!("{l}\n").into_bytes());
+    }
+    let input = f.write("mixed.ndjson", &data);
+    let input = input.to_str().unwrap();
+    let keys = |extra: &[&str]| {
+        let run = ndq(&["keys", "-o", "json", input]).run_args(extra);
+        run.status(0).stderr_has("12 malformed lines skipped");
+        run.stdout().to_string()
+    };
+    let plain = keys(&["--walk", "plain", "--threads", "1", "--scanner", "scalar"]);
+    assert!(plain.lines().count() > 30, "{plain}");
+    let mut scanners = vec!["scalar"];
+    if std::is_x86_feature_detected!("avx2") {
+        scanners.push("avx2");
+    }
+    for scanner in scanners {
+        for threads in ["1", "3"] {
+            for chunk in ["5000", "100000", "10000000"] {
+                let args = [
+                    "--threads",
+                    threads,
+                    "--chunk-size",
+                    chunk,
+                    "--scanner",
+                    scanner,
+                ];
+                assert!(keys(&args) == plain, "{args:?}");
+            }
+        }
+    }
+}
+
 #[test]
 fn limit_lines_reads_the_start_of_the_input() {
     let f = Fixture::new();

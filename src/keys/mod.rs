@@ -12,6 +12,7 @@
 
 pub mod distinct;
 pub mod paths;
+pub mod template;
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -27,6 +28,7 @@ use crate::exit::Failure;
 use crate::messages::{self, Rejection};
 use crate::output::{self, Format};
 use paths::{Paths, TYPES};
+use template::Templates;
 
 /// List the property paths of the input, with types, counts, distinct values and examples.
 ///
@@ -71,6 +73,27 @@ pub struct KeysArgs {
     /// Bytes per chunk (for tests of the parallel split).
     #[arg(long, value_name = "BYTES", hide = true)]
     pub chunk_size: Option<usize>,
+
+    /// How lines are walked (for tests and measurements of the fast walk).
+    #[arg(
+        long,
+        value_enum,
+        value_name = "WALK",
+        hide = true,
+        default_value = "templates"
+    )]
+    pub walk: Walk,
+}
+
+/// `--walk`: how each line is walked into the paths.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum Walk {
+    // Plain comments rather than doc comments: clap would list those in `--help`.
+    // By line templates where a line's structure was seen before (see `template.rs`).
+    #[default]
+    Templates,
+    // Every line by the plain walk (`Paths::line`), the reference.
+    Plain,
 }
 
 /// Run `ndq keys`, writing to `out`.
@@ -96,7 +119,7 @@ pub fn main(args: KeysArgs, env: &Env, out: &mut dyn Write) -> Result<(), Failur
         ..RunOptions::default()
     };
     let inputs = Inputs::open(&args.inputs)?;
-    let (paths, stats) = run(&opts, &inputs, args.limit_lines)?;
+    let (paths, stats) = run(&opts, &inputs, args.limit_lines, args.walk)?;
     let mut buf = Vec::new();
     write(&paths, format, &mut buf);
     out.write_all(&buf).map_err(anyhow::Error::from)?;
@@ -110,11 +133,13 @@ pub fn main(args: KeysArgs, env: &Env, out: &mut dyn Write) -> Result<(), Failur
     Ok(())
 }
 
-/// Walk every line of `inputs` (the first `limit` non-blank ones, if given).
+/// Walk every line of `inputs` (the first `limit` non-blank ones, if given), each the way
+/// `walk` says.
 pub fn run(
     opts: &RunOptions,
     inputs: &Inputs,
     limit: Option<u64>,
+    walk: Walk,
 ) -> anyhow::Result<(Paths, Stats)> {
     let facts = QueryFacts {
         mode: Mode::Parts,
@@ -124,6 +149,7 @@ pub fn run(
     };
     let make = || KeysStep {
         parser: Parser::new(opts.scanner),
+        templates: (walk == Walk::Templates).then(Templates::default),
     };
     let drove = driver::drive(opts, &facts, &make, inputs, &mut std::io::sink())?;
     let paths = drove
@@ -133,9 +159,11 @@ pub fn run(
     Ok((paths, drove.stats))
 }
 
-/// The per-thread step: the scanner, and the chunk's [`Paths`] in [`ChunkOut::part`].
+/// The per-thread step: the scanner, the line templates (none: the plain walk), and the
+/// chunk's [`Paths`] in [`ChunkOut::part`].
 struct KeysStep {
     parser: Parser,
+    templates: Option<Templates>,
 }
 
 impl LineStep for KeysStep {
@@ -152,7 +180,10 @@ impl LineStep for KeysStep {
         let doc = self.parser.parse(line).map_err(Rejection::Scan)?;
         out.hits += 1;
         if let Some(paths) = out.part.as_mut().and_then(|p| p.downcast_mut::<Paths>()) {
-            paths.line(doc.root());
+            match &mut self.templates {
+                Some(t) => t.line(paths, &doc),
+                None => paths.line(doc.root()),
+            }
         }
         Ok(())
     }

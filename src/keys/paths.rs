@@ -24,6 +24,7 @@ use std::borrow::Cow;
 use ndq_scan::{Object, Value};
 
 use super::distinct::{self, Distinct, Hashes};
+use super::template::Used;
 
 /// The JSON types, in the order they are listed.
 pub const TYPES: [&str; 6] = ["null", "boolean", "number", "string", "array", "object"];
@@ -60,7 +61,7 @@ pub struct Node {
     /// The distinct scalar values that are not null (in the run's total).
     pub distinct: Distinct,
     /// Their hashes as they come (in a chunk's part; folded into `distinct` by `merge`).
-    hashes: Hashes,
+    pub(super) hashes: Hashes,
     /// Whether any scalar value that is not null was seen (else `distinct` means nothing).
     pub scalars: bool,
     /// The first scalar value that is not null, as its JSON text.
@@ -77,6 +78,9 @@ pub struct Paths {
     pub nodes: Vec<Node>,
     /// Lines walked (JSON objects).
     pub lines: u64,
+    /// The line templates this chunk used, with their counts not yet added to the nodes
+    /// (see `template.rs`; added by [`Paths::flush`]).
+    pub(super) used: Used,
 }
 
 impl Default for Paths {
@@ -84,6 +88,7 @@ impl Default for Paths {
         Paths {
             nodes: vec![Node::default()],
             lines: 0,
+            used: Used::default(),
         }
     }
 }
@@ -154,7 +159,7 @@ impl Paths {
 
     /// The child of `node` reached by `key`, made if new.
     #[inline]
-    fn key_child(&mut self, node: u32, key: &str) -> u32 {
+    pub(super) fn key_child(&mut self, node: u32, key: &str) -> u32 {
         let n = &self.nodes[node as usize];
         let len = n.children.len();
         for k in 0..len {
@@ -170,7 +175,7 @@ impl Paths {
         self.add(node, Step::Key(key.into()))
     }
 
-    fn elem_child(&mut self, node: u32) -> u32 {
+    pub(super) fn elem_child(&mut self, node: u32) -> u32 {
         match self.nodes[node as usize].elem {
             Some(e) => e,
             None => self.add(node, Step::Elem),
@@ -199,6 +204,7 @@ impl Paths {
     /// The hashes a walk collected, counted (for a walk that is not merged into a total).
     #[cfg(test)]
     pub fn settle(&mut self) {
+        self.flush();
         for n in &mut self.nodes {
             let hashes = std::mem::take(&mut n.hashes);
             n.distinct.merge_hashes(hashes);
@@ -208,7 +214,8 @@ impl Paths {
     /// Fold a later part in: its new paths come after those already known (under their
     /// parents), its counts are added, its distinct values joined; an example already
     /// known stays.
-    pub fn merge(&mut self, other: Paths) {
+    pub fn merge(&mut self, mut other: Paths) {
+        other.flush();
         self.lines += other.lines;
         // Their node i is our node map[i]; parents come before children, so a parent's
         // mapping is known when its children are reached.

@@ -1,0 +1,609 @@
+//! The fast walk of `ndq keys`: a line whose structure was seen before contributes what the
+//! line that first had it contributed, worked out once, plus its own values' hashes.
+//!
+//! A line's *structure* is its tape ([`Document::tokens`]) without the values' text: each
+//! token's kind and the index after its subtree, and the raw text of each key. Log lines
+//! come from few templates (the generated logs have some 60 structures), so most lines have
+//! a structure seen before. What a line contributes to the [`Paths`] (which paths it has,
+//! with which types, which values are hashed under which path, which paths it creates and
+//! in what order) depends on its structure alone, apart from the values and their examples.
+//! So a [`Template`] records it once, by walking the tokens the way [`Paths::line`] walks the
+//! line (`walk_object` and `walk_value` below follow `object` and `visit` there step by step),
+//! and a later line of the same structure only hashes its scalar values into the paths the
+//! template names:
+//!
+//! ```text
+//! line:  tokens; packed = (kind, next) per token; h = hash(packed)
+//!        t = the template under h whose packed tokens and key texts equal the line's
+//!            (none: record one from this line; too many already: the plain walk)
+//!        first use of t in this chunk: make its paths in the chunk in the order the walk
+//!            reaches them (so new paths come in the same order as with the plain walk), and
+//!            translate its node ids into the chunk's
+//!        t.uses += 1 (its line and type counts are added uses times by `Paths::flush`)
+//!        for each (token, node, tag) of t.values: push hash(tag, value) to node;
+//!            on the first use in the chunk, the example too where the node has none
+//! ```
+//!
+//! Templates are kept per step (thread) across chunks, in node ids of a tree of their own
+//! (`registry`); each chunk's [`Paths`] holds their translation into its own node ids
+//! ([`Used`]). The plain walk stays the reference: the tests give both the same lines and
+//! require the same output.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::hash::BuildHasherDefault;
+
+use ndq_scan::{Document, Token, TokenKind};
+
+use super::distinct::{self, Identity};
+use super::paths::{Paths, Step};
+
+/// The most templates a step keeps; lines of a new structure then take the plain walk (a log
+/// whose lines rarely share a structure pays for at most this many records).
+const MAX_TEMPLATES: usize = 1024;
+
+/// The most tokens of a line given a template (a longer line takes the plain walk).
+const MAX_TOKENS: usize = 4096;
+
+/// What a line of one structure contributes, in `registry` node ids.
+#[derive(Debug)]
+struct Template {
+    /// Each token's kind and `next` ([`pack`]).
+    packed: Box<[u64]>,
+    /// The keys: token index, and the range of their raw text (quotes included) in
+    /// `key_bytes`.
+    keys: Box<[(u32, u32, u32)]>,
+    key_bytes: Box<[u8]>,
+    /// The nodes the walk reaches, in the order it first reaches them.
+    touch: Box<[u32]>,
+    /// The nodes the line counts in `lines`.
+    lines: Box<[u32]>,
+    /// The nodes and types the line counts in `types`.
+    types: Box<[(u32, u8)]>,
+    /// The scalar values that are not null: token index, node, type tag for the hash.
+    values: Box<[(u32, u32, u8)]>,
+}
+
+/// A template's contribution as it is being recorded.
+#[derive(Default)]
+struct Record {
+    touch: Vec<u32>,
+    lines: Vec<u32>,
+    types: Vec<(u32, u8)>,
+    values: Vec<(u32, u32, u8)>,
+}
+
+/// One step's templates.
+#[derive(Debug)]
+pub struct Templates {
+    /// The tree the templates' node ids refer to (only its structure is used).
+    registry: Paths,
+    /// Per registry node: the record that last reached it, and the types it saw there.
+    seen: Vec<(u64, u8)>,
+    /// Per registry node: the record that last added it to `touch`.
+    touched: Vec<u64>,
+    /// Records made so far (the stamp of `seen` and `touched`).
+    records: u64,
+    list: Vec<Template>,
+    /// The templates by the hash of their packed tokens.
+    index: HashMap<u64, Vec<u32>, BuildHasherDefault<Identity>>,
+    /// The current line's tokens, packed.
+    packed: Vec<u64>,
+    limit: usize,
+}
+
+impl Default for Templates {
+    fn default() -> Templates {
+        Templates::with_limit(MAX_TEMPLATES)
+    }
+}
+
+/// A chunk's templates, in its [`Paths`]: their node ids in the chunk, and how many lines
+/// used each since the last [`Paths::flush`].
+#[derive(Clone, Debug, Default)]
+pub struct Used {
+    /// Registry node id → the chunk's node id (`u32::MAX`: not yet made in the chunk).
+    map: Vec<u32>,
+    /// By template number (`None`: not used in this chunk yet).
+    resolved: Vec<Option<Resolved>>,
+}
+
+/// A template in a chunk's node ids.
+#[derive(Clone, Debug)]
+struct Resolved {
+    uses: u64,
+    lines: Box<[u32]>,
+    types: Box<[(u32, u8)]>,
+    values: Box<[(u32, u32, u8)]>,
+}
+
+/// A token's kind and `next` in one word (the rest of a token differs from line to line).
+#[inline]
+fn pack(t: &Token) -> u64 {
+    (u64::from(t.next) << 8) | t.kind as u64
+}
+
+impl Templates {
+    /// No templates yet, keeping at most `limit`.
+    pub fn with_limit(limit: usize) -> Templates {
+        Templates {
+            registry: Paths::default(),
+            seen: Vec::new(),
+            touched: Vec::new(),
+            records: 0,
+            list: Vec::new(),
+            index: HashMap::default(),
+            packed: Vec::new(),
+            limit,
+        }
+    }
+
+    /// Walk one line's document (from [`ndq_scan::Parser::parse`]) into `paths`: as
+    /// [`Paths::line`] does, by its template where it has one.
+    pub fn line(&mut self, paths: &mut Paths, doc: &Document<'_>) {
+        let tokens = doc.tokens();
+        if tokens.len() > MAX_TOKENS || tokens.len() == 0 {
+            paths.line(doc.root());
+            return;
+        }
+        // The packed tokens, and a hash of them: a rotation and an exclusive or per token
+        // (a collision costs only a comparison), mixed at the end.
+        self.packed.resize(tokens.len(), 0);
+        let mut h = 0u64;
+        for (slot, t) in self.packed.iter_mut().zip(tokens) {
+            let p = pack(&t);
+            h = h.rotate_left(7) ^ p;
+            *slot = p;
+        }
+        let h = distinct::finish(h ^ self.packed.len() as u64);
+        let found = self
+            .index
+            .get(&h)
+            .and_then(|ids| ids.iter().copied().find(|&id| self.matches(id, doc)));
+        let id = match found {
+            Some(id) => id,
+            None if self.list.len() < self.limit => self.record(h, doc),
+            None => {
+                paths.line(doc.root());
+                return;
+            }
+        };
+        self.apply(id, paths, doc);
+    }
+
+    /// Whether template `id` has the current line's structure.
+    fn matches(&self, id: u32, doc: &Document<'_>) -> bool {
+        let Some(t) = self.list.get(id as usize) else {
+            return false;
+        };
+        let bytes = doc.text().as_bytes();
+        *t.packed == *self.packed
+            && t.keys.iter().all(|&(i, from, to)| {
+                let Some(k) = doc.token(i as usize) else {
+                    return false;
+                };
+                same(
+                    bytes.get(k.start as usize..k.end as usize),
+                    t.key_bytes.get(from as usize..to as usize),
+                )
+            })
+    }
+
+    /// Record the current line's template (its hash is `h`); its number.
+    fn record(&mut self, h: u64, doc: &Document<'_>) -> u32 {
+        self.records += 1;
+        let text = doc.text();
+        let tokens: Vec<Token> = doc.tokens().collect();
+        let mut rec = Record::default();
+        self.walk_object(0, 0, &tokens, text, &mut rec);
+        let mut keys = Vec::new();
+        let mut key_bytes = Vec::new();
+        for (i, t) in tokens.iter().enumerate() {
+            if t.kind == TokenKind::Key {
+                let from = key_bytes.len() as u32;
+                let raw = text.as_bytes().get(t.start as usize..t.end as usize);
+                key_bytes.extend_from_slice(raw.unwrap_or_default());
+                keys.push((i as u32, from, key_bytes.len() as u32));
+            }
+        }
+        let id = self.list.len() as u32;
+        self.list.push(Template {
+            packed: self.packed.clone().into(),
+            keys: keys.into(),
+            key_bytes: key_bytes.into(),
+            touch: rec.touch.into(),
+            lines: rec.lines.into(),
+            types: rec.types.into(),
+            values: rec.values.into(),
+        });
+        self.index.entry(h).or_default().push(id);
+        id
+    }
+
+    /// `Paths::object`'s walk of the object at token `at`, under registry node `node`.
+    fn walk_object(
+        &mut self,
+        node: u32,
+        at: usize,
+        tokens: &[Token],
+        text: &str,
+        rec: &mut Record,
+    ) {
+        let end = tokens.get(at).map_or(at, |t| t.next as usize);
+        let mut i = at + 1;
+        while i < end {
+            let (Some(k), Some(v)) = (tokens.get(i), tokens.get(i + 1)) else {
+                break;
+            };
+            let raw = text
+                .get(k.start as usize + 1..(k.end as usize).saturating_sub(1))
+                .unwrap_or("");
+            let key = if k.escaped {
+                ndq_scan::unescape(raw)
+            } else {
+                Cow::Borrowed(raw)
+            };
+            let child = self.registry.key_child(node, &key);
+            self.touch(child, rec);
+            self.walk_value(child, i + 1, tokens, text, rec);
+            i = (v.next as usize).max(i + 2);
+        }
+    }
+
+    /// `Paths::visit`'s walk of the value at token `at`, registry node `id`.
+    fn walk_value(&mut self, id: u32, at: usize, tokens: &[Token], text: &str, rec: &mut Record) {
+        let Some(&tok) = tokens.get(at) else {
+            return;
+        };
+        let i = id as usize;
+        if self.seen.len() <= i {
+            self.seen.resize(i + 1, (0, 0));
+        }
+        let in_array = self.registry.nodes.get(i).is_some_and(|n| n.in_array);
+        let Some(seen) = self.seen.get_mut(i) else {
+            return;
+        };
+        if seen.0 != self.records {
+            *seen = (self.records, 0);
+            rec.lines.push(id);
+        } else if !in_array {
+            // A repeated key: the first one counts.
+            return;
+        }
+        let (t, tag) = match tok.kind {
+            TokenKind::Null => (0, None),
+            TokenKind::True | TokenKind::False => (1, Some(1)),
+            TokenKind::Number => (2, Some(2)),
+            TokenKind::String | TokenKind::Key => (3, Some(3)),
+            TokenKind::Array => (4, None),
+            TokenKind::Object => (5, None),
+        };
+        if seen.1 & (1 << t) == 0 {
+            seen.1 |= 1 << t;
+            rec.types.push((id, t));
+        }
+        if let Some(tag) = tag {
+            rec.values.push((at as u32, id, tag));
+        }
+        match tok.kind {
+            TokenKind::Object => self.walk_object(id, at, tokens, text, rec),
+            TokenKind::Array => {
+                let end = tok.next as usize;
+                let mut j = at + 1;
+                let mut elem = None;
+                while j < end {
+                    let e = *elem.get_or_insert_with(|| self.registry.elem_child(id));
+                    self.touch(e, rec);
+                    self.walk_value(e, j, tokens, text, rec);
+                    j = tokens.get(j).map_or(end, |t| (t.next as usize).max(j + 1));
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Note that the record reached registry node `id` (the first time in this record).
+    fn touch(&mut self, id: u32, rec: &mut Record) {
+        let i = id as usize;
+        if self.touched.len() <= i {
+            self.touched.resize(i + 1, 0);
+        }
+        if let Some(t) = self.touched.get_mut(i)
+            && *t != self.records
+        {
+            *t = self.records;
+            rec.touch.push(id);
+        }
+    }
+
+    /// Add the current line to `paths` by template `id`.
+    fn apply(&mut self, id: u32, paths: &mut Paths, doc: &Document<'_>) {
+        let text = doc.text();
+        let slot = id as usize;
+        if paths.used.resolved.len() <= slot {
+            paths.used.resolved.resize_with(slot + 1, || None);
+        }
+        let first = paths.used.resolved.get(slot).is_some_and(Option::is_none);
+        if first {
+            self.resolve(id, paths);
+        }
+        let Paths {
+            nodes, lines, used, ..
+        } = paths;
+        *lines += 1;
+        let Some(Some(r)) = used.resolved.get_mut(slot) else {
+            return;
+        };
+        r.uses += 1;
+        let bytes = text.as_bytes();
+        for &(at, node, tag) in r.values.iter() {
+            let Some(tok) = doc.token(at as usize) else {
+                continue;
+            };
+            let (start, end) = (tok.start as usize, tok.end as usize);
+            let h = if tag == 3 {
+                // A string: its text between the quotes, unescaped.
+                if tok.escaped {
+                    let raw = text.get(start + 1..end.saturating_sub(1)).unwrap_or("");
+                    distinct::prehash(3, ndq_scan::unescape(raw).as_bytes())
+                } else {
+                    let raw = bytes.get(start + 1..end.saturating_sub(1));
+                    distinct::prehash(3, raw.unwrap_or_default())
+                }
+            } else {
+                distinct::prehash(tag, bytes.get(start..end).unwrap_or_default())
+            };
+            let Some(n) = nodes.get_mut(node as usize) else {
+                continue;
+            };
+            n.hashes.push(h);
+            if first {
+                n.scalars = true;
+                if n.example.is_none() {
+                    n.example = Some(text.get(start..end).unwrap_or("").into());
+                }
+            }
+        }
+    }
+
+    /// Make template `id`'s paths in `paths` (the chunk), in the order the plain walk would
+    /// make them for a line of its structure, and keep the template in the chunk's node ids.
+    fn resolve(&self, id: u32, paths: &mut Paths) {
+        let Some(t) = self.list.get(id as usize) else {
+            return;
+        };
+        let map = &mut paths.used.map;
+        if map.is_empty() {
+            map.push(0);
+        }
+        if map.len() < self.registry.nodes.len() {
+            map.resize(self.registry.nodes.len(), u32::MAX);
+        }
+        for &r in t.touch.iter() {
+            if paths.used.map.get(r as usize) != Some(&u32::MAX) {
+                continue;
+            }
+            let Some(reg) = self.registry.nodes.get(r as usize) else {
+                continue;
+            };
+            let parent = paths
+                .used
+                .map
+                .get(reg.parent as usize)
+                .copied()
+                .unwrap_or(0);
+            let ours = match &reg.step {
+                Some(Step::Key(k)) => paths.key_child(parent, k),
+                Some(Step::Elem) => paths.elem_child(parent),
+                None => 0,
+            };
+            if let Some(m) = paths.used.map.get_mut(r as usize) {
+                *m = ours;
+            }
+        }
+        let map = &paths.used.map;
+        let to = |r: u32| map.get(r as usize).copied().unwrap_or(0);
+        let resolved = Resolved {
+            uses: 0,
+            lines: t.lines.iter().map(|&r| to(r)).collect(),
+            types: t.types.iter().map(|&(r, ty)| (to(r), ty)).collect(),
+            values: t
+                .values
+                .iter()
+                .map(|&(at, r, tag)| (at, to(r), tag))
+                .collect(),
+        };
+        if let Some(slot) = paths.used.resolved.get_mut(id as usize) {
+            *slot = Some(resolved);
+        }
+    }
+}
+
+impl Paths {
+    /// Add the line and type counts of the templates used since the last flush.
+    pub(super) fn flush(&mut self) {
+        let Paths { nodes, used, .. } = self;
+        for r in used.resolved.iter_mut().flatten() {
+            let n = std::mem::take(&mut r.uses);
+            if n == 0 {
+                continue;
+            }
+            for &id in r.lines.iter() {
+                if let Some(node) = nodes.get_mut(id as usize) {
+                    node.lines += n;
+                }
+            }
+            for &(id, t) in r.types.iter() {
+                if let Some(c) = nodes
+                    .get_mut(id as usize)
+                    .and_then(|node| node.types.get_mut(t as usize))
+                {
+                    *c += n;
+                }
+            }
+        }
+    }
+}
+
+/// Whether two short byte strings (keys) are equal: their lengths, then 8 bytes at a time
+/// (the last word overlapping the one before), without a call to `memcmp`.
+#[inline]
+fn same(a: Option<&[u8]>, b: Option<&[u8]>) -> bool {
+    let (Some(a), Some(b)) = (a, b) else {
+        return a == b;
+    };
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    let word = |s: &[u8], at: usize| {
+        s.get(at..at + 8)
+            .and_then(|w| <[u8; 8]>::try_from(w).ok())
+            .map(u64::from_le_bytes)
+    };
+    if n < 8 {
+        return a == b;
+    }
+    let mut at = 0;
+    while at + 8 < n {
+        if word(a, at) != word(b, at) {
+            return false;
+        }
+        at += 8;
+    }
+    word(a, n - 8) == word(b, n - 8)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::keys::write;
+    use crate::output::Format;
+    use ndq_scan::{Parser, Scanner};
+
+    /// Lines whose structures repeat and vary: keys repeated (at the top, in objects, in
+    /// array elements), escaped (`\u0061` is `a`), in other orders; arrays of other lengths
+    /// and kinds, nested arrays and objects, empty ones; and lines that are not objects.
+    const ODD: &[&str] = &[
+        r#"{"a":1,"b":{"c":"x","d":[1,2,{"e":null}]},"f":[]}"#,
+        r#"{"a":2,"b":{"c":"y","d":[3,{"e":true},{"e":"s","e":4}]},"f":[[]]}"#,
+        r#"{"a":1,"a":{"z":1},"b":{"c":"x","c":{"q":2}}}"#,
+        r#"{"\u0061":"esc","b":{"c":"\"q\" \u00e9"}}"#,
+        r#"{"a":"é","b":{"d":[{"e":[1,[2,[3]]]},{"e":{}}],"c":null}}"#,
+        r#"{"b":{"c":"x","d":[1,2,{"e":null}]},"a":1,"f":[]}"#,
+        r#"{"a":1,"b":{"c":"x","d":[1,2,{"e":null}]},"f":[]}"#,
+        "not json",
+        r#"[1,2]"#,
+        r#"{}"#,
+        r#"{"t":[{"x":1,"x":2},{"y":[{"x":3}]}],"u":{"":{"'":0}}}"#,
+        r#"{"t":[{"x":1,"x":2},{"y":[{"x":3}]}],"u":{"":{"'":0}}}"#,
+        r#"{"a":1.0,"b":{"c":"x","d":[1e2,-0,{"e":false}]},"f":[1]}"#,
+        r#"{"a":true}"#,
+        r#"{"a":false}"#,
+    ];
+
+    /// The lines as the driver gives them: cut into chunks of `chunk` lines, each walked
+    /// into a fresh part by `walk` (with the same templates across chunks), the parts
+    /// merged in order; the output in json.
+    fn keys(lines: &[&[u8]], scanner: Scanner, chunk: usize, limit: Option<usize>) -> Vec<u8> {
+        let mut parser = Parser::new(scanner);
+        let mut templates = limit.map(Templates::with_limit);
+        let mut total = Paths::default();
+        for part in lines.chunks(chunk) {
+            let mut paths = Paths::default();
+            for line in part {
+                let Ok(doc) = parser.parse(line) else {
+                    continue;
+                };
+                match &mut templates {
+                    Some(t) => t.line(&mut paths, &doc),
+                    None => paths.line(doc.root()),
+                }
+            }
+            total.merge(paths);
+        }
+        let mut out = Vec::new();
+        write(&total, Format::Json, &mut out);
+        out
+    }
+
+    fn scanners() -> Vec<Scanner> {
+        let mut all = vec![Scanner::scalar()];
+        all.extend(Scanner::avx2());
+        all
+    }
+
+    /// Every way of walking `lines` gives the plain walk's output.
+    fn same_as_plain(lines: &[&[u8]]) {
+        let plain = keys(lines, Scanner::scalar(), usize::MAX, None);
+        assert!(!plain.is_empty());
+        for scanner in scanners() {
+            for chunk in [1, 2, 3, 7, 100, usize::MAX] {
+                for limit in [0, 1, 3, MAX_TEMPLATES] {
+                    let fast = keys(lines, scanner, chunk, Some(limit));
+                    assert!(
+                        fast == plain,
+                        "{scanner:?}, chunks of {chunk} lines, {limit} templates:\n{}\nplain:\n{}",
+                        String::from_utf8_lossy(&fast),
+                        String::from_utf8_lossy(&plain)
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn templates_give_the_plain_walk_on_odd_lines() {
+        let mut lines: Vec<&[u8]> = ODD.iter().map(|l| l.as_bytes()).collect();
+        same_as_plain(&lines);
+        // In another order, and each line twice in a row.
+        lines.reverse();
+        same_as_plain(&lines);
+        let twice: Vec<&[u8]> = ODD.iter().flat_map(|l| [l.as_bytes(); 2]).collect();
+        same_as_plain(&twice);
+    }
+
+    #[test]
+    fn templates_give_the_plain_walk_on_generated_logs_and_the_sample() {
+        let data = ndq_gen::generate(11, 400_000);
+        let lines: Vec<&[u8]> = data
+            .split(|&b| b == b'\n')
+            .filter(|l| !l.is_empty())
+            .collect();
+        assert!(lines.len() > 300);
+        same_as_plain(&lines);
+        let sample = std::fs::read(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/testdata/sample.ndjson"
+        ))
+        .unwrap_or_default();
+        let lines: Vec<&[u8]> = sample
+            .split(|&b| b == b'\n')
+            .filter(|l| !l.is_empty())
+            .collect();
+        assert!(lines.len() > 100);
+        same_as_plain(&lines);
+    }
+
+    #[test]
+    fn a_line_reuses_the_template_of_its_structure_only() {
+        let mut parser = Parser::new(Scanner::scalar());
+        let mut t = Templates::default();
+        let mut paths = Paths::default();
+        for line in [
+            r#"{"a":1,"b":"x"}"#,
+            r#"{"a":22,"b":"yy"}"#,
+            r#"{"a":"1","b":"x"}"#,
+            r#"{"b":1,"a":"x"}"#,
+            r#"{"\u0061":1,"b":"x"}"#,
+            r#"{"a":[1],"b":"x"}"#,
+            r#"{"a":333,"b":"z\"z"}"#,
+        ] {
+            let doc = parser.parse(line.as_bytes()).unwrap();
+            t.line(&mut paths, &doc);
+        }
+        // The second and last lines have the first one's structure; the others each have
+        // their own (another type, key order, key spelling, nesting).
+        assert_eq!(t.list.len(), 5);
+    }
+}
