@@ -87,8 +87,6 @@ pub struct Templates {
     list: Vec<Template>,
     /// The templates by the hash of their packed tokens.
     index: HashMap<u64, Vec<u32>, BuildHasherDefault<Identity>>,
-    /// The current line's tokens, packed.
-    packed: Vec<u64>,
     limit: usize,
 }
 
@@ -133,7 +131,6 @@ impl Templates {
             records: 0,
             list: Vec::new(),
             index: HashMap::default(),
-            packed: Vec::new(),
             limit,
         }
     }
@@ -146,16 +143,11 @@ impl Templates {
             paths.line(doc.root());
             return;
         }
-        // The packed tokens, and a hash of them: a rotation and an exclusive or per token
-        // (a collision costs only a comparison), mixed at the end.
-        self.packed.resize(tokens.len(), 0);
-        let mut h = 0u64;
-        for (slot, t) in self.packed.iter_mut().zip(tokens) {
-            let p = pack(&t);
-            h = h.rotate_left(7) ^ p;
-            *slot = p;
-        }
-        let h = distinct::finish(h ^ self.packed.len() as u64);
+        // A hash of the packed tokens: a rotation and an exclusive or per token (a collision
+        // costs only a comparison), mixed at the end.
+        let n = tokens.len();
+        let h = tokens.fold(0u64, |h, t| h.rotate_left(7) ^ pack(&t));
+        let h = distinct::finish(h ^ n as u64);
         let found = self
             .index
             .get(&h)
@@ -177,7 +169,11 @@ impl Templates {
             return false;
         };
         let bytes = doc.text().as_bytes();
-        *t.packed == *self.packed
+        t.packed.len() == doc.tokens().len()
+            && doc
+                .tokens()
+                .zip(t.packed.iter())
+                .all(|(tok, &p)| pack(&tok) == p)
             && t.keys.iter().all(|&(i, from, to)| {
                 let Some(k) = doc.token(i as usize) else {
                     return false;
@@ -208,7 +204,7 @@ impl Templates {
         }
         let id = self.list.len() as u32;
         self.list.push(Template {
-            packed: self.packed.clone().into(),
+            packed: tokens.iter().map(pack).collect(),
             keys: keys.into(),
             key_bytes: key_bytes.into(),
             touch: rec.touch.into(),
