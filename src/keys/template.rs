@@ -45,6 +45,14 @@ const MAX_TEMPLATES: usize = 1024;
 /// The most tokens of a line given a template (a longer line takes the plain walk).
 const MAX_TOKENS: usize = 4096;
 
+/// The most tokens kept in all of a step's templates (8 MiB of them, packed).
+const MAX_KEPT: usize = 1 << 20;
+
+/// The most templates of one structure with different keys (`{"host-a":1}`,
+/// `{"host-b":1}`, ...): a line is compared with at most this many, so keys that change
+/// from line to line cost a few comparisons and then the plain walk.
+const MAX_PER_HASH: usize = 8;
+
 /// What a line of one structure contributes, in `registry` node ids.
 #[derive(Debug)]
 struct Template {
@@ -85,6 +93,8 @@ pub struct Templates {
     /// Records made so far (the stamp of `seen` and `touched`).
     records: u64,
     list: Vec<Template>,
+    /// Tokens in all of `list`.
+    kept: usize,
     /// The templates by the hash of their packed tokens.
     index: HashMap<u64, Vec<u32>, BuildHasherDefault<Identity>>,
     limit: usize,
@@ -130,6 +140,7 @@ impl Templates {
             touched: Vec::new(),
             records: 0,
             list: Vec::new(),
+            kept: 0,
             index: HashMap::default(),
             limit,
         }
@@ -148,13 +159,13 @@ impl Templates {
         let n = tokens.len();
         let h = tokens.fold(0u64, |h, t| h.rotate_left(7) ^ pack(&t));
         let h = distinct::finish(h ^ n as u64);
-        let found = self
-            .index
-            .get(&h)
-            .and_then(|ids| ids.iter().copied().find(|&id| self.matches(id, doc)));
+        let same = self.index.get(&h).map_or(&[][..], Vec::as_slice);
+        let found = same.iter().copied().find(|&id| self.matches(id, doc));
+        let room =
+            self.list.len() < self.limit && self.kept + n <= MAX_KEPT && same.len() < MAX_PER_HASH;
         let id = match found {
             Some(id) => id,
-            None if self.list.len() < self.limit => self.record(h, doc),
+            None if room => self.record(h, doc),
             None => {
                 paths.line(doc.root());
                 return;
@@ -203,6 +214,7 @@ impl Templates {
             }
         }
         let id = self.list.len() as u32;
+        self.kept += tokens.len();
         self.list.push(Template {
             packed: tokens.iter().map(pack).collect(),
             keys: keys.into(),
@@ -601,5 +613,21 @@ mod tests {
         // The second and last lines have the first one's structure; the others each have
         // their own (another type, key order, key spelling, nesting).
         assert_eq!(t.list.len(), 5);
+    }
+
+    #[test]
+    fn keys_that_change_from_line_to_line_keep_few_templates() {
+        let lines: Vec<String> = (0..40)
+            .map(|i| format!(r#"{{"host-{i}":{{"up":true}},"n":{i}}}"#))
+            .collect();
+        let lines: Vec<&[u8]> = lines.iter().map(|l| l.as_bytes()).collect();
+        same_as_plain(&lines);
+        let mut parser = Parser::new(Scanner::scalar());
+        let mut t = Templates::default();
+        let mut paths = Paths::default();
+        for line in &lines {
+            t.line(&mut paths, &parser.parse(line).unwrap());
+        }
+        assert_eq!(t.list.len(), MAX_PER_HASH);
     }
 }
