@@ -13,9 +13,12 @@
 //! `round((t - first) / d)` (exact for buckets counted from the epoch; rounding absorbs a day
 //! of 23 or 25 hours in a `--tz` zone). Every bucket from the first to the last is a column,
 //! the missing ones zero. When there are more buckets than plot columns, `k` consecutive
-//! buckets make one column: `k` is the smallest at least `ceil(n / columns)` that makes a
-//! column a round duration (5m, 1h...), and columns start where `time(t, k*d)` would (so a
-//! column is a whole 5 minutes, not minutes 3 to 7). A merged column is the sum of its
+//! buckets make one column: `k` is the smallest between `ceil(n / columns)` and twice that
+//! which makes a column a round duration (5m, 1h...; else `ceil(n / columns)` itself), and
+//! columns start where `time(t, k*d)` would (so a column is a whole 5 minutes, not minutes
+//! 3 to 7); `k` grows by one while that start leaves too many columns. The value axis'
+//! labels take room from the plot and depend on the merged values, so the layout starts
+//! with a gutter of one and widens it until its labels fit (a label is at most 12 wide). A merged column is the sum of its
 //! buckets for `count` and `sum`, the smallest for `min`, the largest for `max`, and the
 //! largest of its buckets for anything else (`avg`, `percentile`, `count_distinct`, a
 //! computed column): an average of averages would need the counts; the peak is what an

@@ -92,7 +92,10 @@ impl Size {
             Size::Fixed { width, height } => (width, height),
             Size::Terminal => {
                 let (rows, cols) = console::Term::stdout().size();
-                (usize::from(cols).saturating_sub(1), usize::from(rows).saturating_sub(1))
+                (
+                    usize::from(cols).saturating_sub(1),
+                    usize::from(rows).saturating_sub(1),
+                )
             }
         };
         (width.max(MIN_WIDTH), height.max(MIN_HEIGHT))
