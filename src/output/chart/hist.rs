@@ -27,7 +27,8 @@
 //!
 //! Heights are in eighths of a row (`▁▂▃▄▅▆▇█`), scaled to the largest value of the panel;
 //! a value above zero always shows at least one eighth. Negative values grow down from the
-//! zero line in half rows (`▀`). Rows with a null bucket are counted in the title, not
+//! zero line in half rows (`▀`); the value axis marks the top row (the largest value), the
+//! first row below zero (`0`) and the bottom row (the smallest). Rows with a null bucket are counted in the title, not
 //! drawn. Labels are placed where `time(t, step)` starts a step, for the smallest round step
 //! whose labels do not touch.
 
@@ -314,6 +315,8 @@ fn panel(
         let (label, mark) = match row {
             0 if hi > 0.0 || !neg => (hi_label.as_str(), '┤'),
             r if neg && r + 1 == up + down => (lo_label.as_str(), '┤'),
+            // The row whose top edge is zero, as the top row's is the largest value.
+            r if neg && r == up && up > 0 => ("0", '┤'),
             _ => ("", '│'),
         };
         line.push(

@@ -404,3 +404,31 @@ proptest! {
         check_fits(&chart, width, height)?;
     }
 }
+
+#[test]
+fn negative_buckets_grow_down_from_a_marked_zero() {
+    let q = "select time(1m), sum(v) group by 1";
+    let rows = minutes(&[(0, "4"), (1, "-4")]);
+    let chart = draw(q, &rows, 40, 7);
+    let gutter: Vec<&str> = chart
+        .lines()
+        .skip(1)
+        .take(4)
+        .map(|l| l.split(['┤', '│']).next().unwrap().trim())
+        .collect();
+    assert_eq!(gutter, ["4", "", "0", "-4"], "{chart}");
+    // Two rows up, two down: the positive bucket fills the upper two, the negative one the
+    // lower two (in half rows, both whole); each bucket 8 cells, 7 drawn.
+    let cells = plot(&chart, 4);
+    let (up, down) = ("█".repeat(7), format!("{}{}", " ".repeat(8), "█".repeat(7)));
+    assert_eq!(
+        [&cells[0], &cells[1]].map(|c| c.trim_end()),
+        [&up, &up],
+        "{chart}"
+    );
+    assert_eq!(
+        [&cells[2], &cells[3]].map(|c| c.trim_end()),
+        [&down, &down],
+        "{chart}"
+    );
+}
