@@ -39,6 +39,15 @@ fn chart_refuses_what_is_not_an_aggregation() {
             "{run}"
         );
     }
+    // Before following anything.
+    let run = ndq(&["-f", "-o", "chart", "select @l, Message"])
+        .path(&s)
+        .run();
+    assert_eq!(run.code(), Some(2), "{run}");
+    assert!(
+        run.stderr().contains("this query does not aggregate"),
+        "{run}"
+    );
 }
 
 /// Every line of `out` at most `width` columns, at most `height` lines.
