@@ -78,7 +78,9 @@ pub struct Args {
     ///
     /// json: one object per row, keys in select order; table: aligned columns; csv (RFC 4180)
     /// and tsv: with a header; raw: values alone, tab-separated, no header. `select *` writes
-    /// matching lines unchanged in every format.
+    /// matching lines unchanged in every format. chart: an aggregation drawn with block
+    /// characters (bars per group, or a histogram over time() buckets), as wide and tall as
+    /// COLUMNS and LINES, else the terminal, else 80x24.
     #[arg(short = 'o', long = "output", value_enum, value_name = "FORMAT")]
     pub output: Option<Format>,
 
@@ -260,6 +262,7 @@ mod tests {
             ("csv", Format::Csv),
             ("tsv", Format::Tsv),
             ("raw", Format::Raw),
+            ("chart", Format::Chart),
         ] {
             assert_eq!(parse(&["-o", name, "q"]).unwrap().output, Some(want));
             assert_eq!(parse(&["q", "--output", name]).unwrap().output, Some(want));

@@ -12,7 +12,7 @@ use ndq_scan::Scanner;
 use crate::cli::{Args, ColorChoice};
 use crate::driver::Engine;
 use crate::driver::progress::SHOW_AFTER;
-use crate::output::Format;
+use crate::output::{Format, chart};
 
 /// What the environment looks like (separated out so tests can fake it).
 #[derive(Clone, Debug, Default)]
@@ -37,6 +37,12 @@ pub struct Env {
     pub now: Option<String>,
     /// Cores available.
     pub cores: usize,
+    /// `COLUMNS` and `LINES` (the size of `-o chart`).
+    pub columns: Option<String>,
+    /// See [`Env::columns`].
+    pub lines: Option<String>,
+    /// stdout's terminal size (rows, columns), when it is a terminal.
+    pub terminal_size: Option<(u16, u16)>,
 }
 
 impl Env {
@@ -54,6 +60,9 @@ impl Env {
             progress_delay: var("NDQ_PROGRESS_DELAY_MS"),
             now: var("NDQ_NOW"),
             cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            columns: var("COLUMNS"),
+            lines: var("LINES"),
+            terminal_size: console::Term::stdout().size_checked(),
         }
     }
 }
@@ -94,6 +103,8 @@ pub struct Config {
     pub time: TimeOptions,
     /// `--follow` (`None`: read the inputs once).
     pub follow: Option<crate::follow::Follow>,
+    /// The size of `-o chart`.
+    pub chart: chart::Size,
 }
 
 impl Config {
@@ -134,6 +145,12 @@ impl Config {
             color_stdout: color(args.color, env.stdout_tty, env),
             color_stderr: color(args.color, env.stderr_tty, env),
             time,
+            chart: chart::Size::choose(
+                env.columns.as_deref(),
+                env.lines.as_deref(),
+                env.terminal_size.filter(|_| env.stdout_tty),
+                args.follow,
+            ),
             follow: args.follow.then(|| crate::follow::Follow {
                 every: args.every.unwrap_or(crate::follow::EVERY),
                 terminal: env.stdout_tty,

@@ -111,6 +111,7 @@ pub fn run(config: &Config, follow: &Follow, plan: &Plan) -> Result<(), Failure>
         progress: false,
         color: config.color_stderr,
         color_stdout: config.color_stdout,
+        chart: config.chart,
         ..RunOptions::default()
     };
     let start = Instant::now();

@@ -52,6 +52,9 @@ fn run(mut args: cli::Args) -> Result<(), Failure> {
     messages::set_color(config.color_stderr);
     let plan = ndq_query::Plan::compile_with(&config.query, &config.time)
         .map_err(|e| Failure::usage(e.to_string()))?;
+    if config.format == output::Format::Chart {
+        output::chart::check(&plan).map_err(Failure::usage)?;
+    }
     if let Some(follow) = &config.follow {
         return follow::run(&config, follow, &plan);
     }
@@ -66,6 +69,7 @@ fn run(mut args: cli::Args) -> Result<(), Failure> {
         progress_after: config.progress_after,
         color: config.color_stderr,
         color_stdout: config.color_stdout,
+        chart: config.chart,
         ..driver::RunOptions::default()
     };
     let stdout = io::stdout();

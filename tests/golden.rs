@@ -1,6 +1,7 @@
 //! Golden outputs: `testdata/golden/<name>.args` holds one argument per line (`{sample}`
-//! stands for the committed sample), `<name>.in` (optional) is standard input, and
-//! `<name>.out` the exact expected stdout; every run must succeed with an empty stderr.
+//! stands for the committed sample), `<name>.in` (optional) is standard input, `<name>.env`
+//! (optional) holds `NAME=value` lines set in the environment (`COLUMNS=120` for a chart),
+//! and `<name>.out` the exact expected stdout; every run must succeed with an empty stderr.
 //!
 //! To regenerate after a deliberate change: `NDQ_BLESS=1 cargo test golden`, then review the
 //! diff of `testdata/golden/` by eye.
@@ -50,6 +51,14 @@ fn check(dir: &Path, name: &str, bless: bool) -> Result<(), String> {
     let mut cmd = ndq(&args);
     if let Ok(stdin) = std::fs::read(dir.join(format!("{name}.in"))) {
         cmd = cmd.stdin(stdin);
+    }
+    if let Ok(env) = std::fs::read_to_string(dir.join(format!("{name}.env"))) {
+        for line in env.lines().filter(|l| !l.trim().is_empty()) {
+            let (k, v) = line
+                .split_once('=')
+                .ok_or_else(|| format!("{name}.env: not NAME=value: {line:?}"))?;
+            cmd = cmd.env(k, v);
+        }
     }
     let run = cmd.run();
     if run.code() != Some(0) || !run.stderr().is_empty() {

@@ -1,6 +1,7 @@
 //! The one integration test binary: its modules are the test suites.
 
 mod bench;
+mod chart;
 mod cli;
 mod color;
 mod docs;

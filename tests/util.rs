@@ -93,6 +93,8 @@ impl Ndq {
         // Tests must not depend on the caller's environment (NDQ_SCANNER is set on purpose by
         // `.ci/run` for the whole suite, so it is passed through).
         cmd.env_remove("NO_COLOR");
+        // The size of `-o chart`.
+        cmd.env_remove("COLUMNS").env_remove("LINES");
         for (k, v) in &self.env {
             cmd.env(k, v);
         }

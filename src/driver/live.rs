@@ -21,7 +21,7 @@ use ndq_query::Plan;
 use super::chunk::LineStep;
 use super::progress::Progress;
 use super::{Driver, Flow, Mode, QueryFacts, RunOptions, Stats, pool, step, write_collected};
-use crate::output::{Format, RowWriter};
+use crate::output::{Format, RowWriter, chart};
 
 /// What the caller of [`live`] can do with the driver.
 pub trait Feed {
@@ -62,7 +62,9 @@ pub fn live<R>(
     body: impl FnOnce(&mut dyn Feed) -> anyhow::Result<R>,
 ) -> anyhow::Result<(R, Stats)> {
     let mode = Mode::of(plan.kind(), format);
-    let writer = RowWriter::new(format, plan.columns()).with_color(opts.color_stdout);
+    let writer = RowWriter::new(format, plan.columns())
+        .with_color(opts.color_stdout)
+        .with_chart(chart::Spec::new(plan, opts.chart));
     let make = || step::PlanStep::new(plan, opts, &writer, mode == Mode::Table);
     let filter = plan.prefilter().filter(|_| opts.skips_lines());
     let facts = QueryFacts {
@@ -85,7 +87,9 @@ pub fn live<R>(
     let mut feed = Live {
         driver,
         plan,
-        view: RowWriter::new(format, plan.columns()).with_color(opts.color_stdout),
+        view: RowWriter::new(format, plan.columns())
+            .with_color(opts.color_stdout)
+            .with_chart(chart::Spec::new(plan, opts.chart)),
         shown: None,
     };
     let result = body(&mut feed)?;

@@ -69,7 +69,7 @@ pub use crate::input::Inputs;
 use crate::input::{Blocks, Input, Source};
 use crate::messages::{BadLine, BadLines, Position};
 pub use crate::output::Format;
-use crate::output::RowWriter;
+use crate::output::{RowWriter, chart};
 use chunk::{ChunkOut, Limits, LineStep};
 use progress::Progress;
 
@@ -119,6 +119,8 @@ pub struct RunOptions {
     /// Skip the lines that the query's literal prefilter rules out, and the rest of the
     /// lines its `where` rules out from the keys read first (see [`RunOptions::skips_lines`]).
     pub prefilter: bool,
+    /// The size of `-o chart`.
+    pub chart: crate::output::chart::Size,
 }
 
 impl RunOptions {
@@ -155,6 +157,7 @@ impl Default for RunOptions {
             chunk_size: None,
             window: WINDOW,
             prefilter: true,
+            chart: crate::output::chart::Size::PIPE,
         }
     }
 }
@@ -229,7 +232,9 @@ pub fn run(
 ) -> anyhow::Result<Stats> {
     let kind = plan.kind();
     let mode = Mode::of(kind, format);
-    let writer = RowWriter::new(format, plan.columns()).with_color(opts.color_stdout);
+    let writer = RowWriter::new(format, plan.columns())
+        .with_color(opts.color_stdout)
+        .with_chart(chart::Spec::new(plan, opts.chart));
     let table_rows = mode == Mode::Table;
     let make = || step::PlanStep::new(plan, opts, &writer, table_rows);
     let filter = plan.prefilter().filter(|_| opts.skips_lines());

@@ -42,6 +42,7 @@ fn fake_run_paged(
         chunk_size: chunk,
         window,
         prefilter: true,
+        ..RunOptions::default()
     };
     let facts = QueryFacts {
         mode: Mode::Lines,
@@ -410,6 +411,7 @@ fn a_file_cut_short_while_read_is_an_error_not_a_crash() {
         chunk_size: None,
         window: 1000,
         prefilter: true,
+        ..RunOptions::default()
     };
     let facts = QueryFacts {
         mode: Mode::Lines,

@@ -22,9 +22,13 @@
 //! through [`color::json`] and tables are rendered with [`color::Palette`]; csv, tsv and raw
 //! are never coloured. Colour only adds escape sequences around the same bytes.
 //!
+//! `chart` ([`chart`]) draws an aggregation's rows rather than writing them: it needs the
+//! plan's columns ([`RowWriter::with_chart`]) and every row.
+//!
 //! A float outside Decimal's range that is not finite (never produced from JSON input, but
 //! possible in arithmetic) is written as `null` / an empty field *.
 
+pub mod chart;
 pub mod color;
 pub mod csv;
 pub mod json;
@@ -51,12 +55,16 @@ pub enum Format {
     Tsv,
     /// Values alone, tab-separated, no header.
     Raw,
+    /// An aggregation drawn with block characters: bars per group, or a histogram over
+    /// time() buckets; sized to the terminal (COLUMNS, LINES; 80x24 in a pipe).
+    // (It needs all rows before drawing any.)
+    Chart,
 }
 
 impl Format {
-    /// Whether rows can be written one by one as they come (all but `table`).
+    /// Whether rows can be written one by one as they come (all but `table` and `chart`).
     pub fn streams(self) -> bool {
-        self != Format::Table
+        !matches!(self, Format::Table | Format::Chart)
     }
 }
 
@@ -67,8 +75,10 @@ pub struct RowWriter {
     columns: Vec<String>,
     /// For json: each column name already escaped and quoted, with its `:`.
     json_keys: Vec<String>,
-    /// Colour json rows, `select *` lines and tables ([`RowWriter::with_color`]).
+    /// Colour json rows, `select *` lines, tables and charts ([`RowWriter::with_color`]).
     color: bool,
+    /// How a chart is drawn (`-o chart`).
+    chart: chart::Spec,
 }
 
 impl RowWriter {
@@ -83,14 +93,21 @@ impl RowWriter {
             columns: columns.to_vec(),
             json_keys,
             color: false,
+            chart: chart::Spec::default(),
         }
     }
 
+    /// Draw charts with `spec` (the plan's columns and the size).
+    pub fn with_chart(mut self, spec: chart::Spec) -> RowWriter {
+        self.chart = spec;
+        self
+    }
+
     /// Colour the output when `color` (decided for stdout by [`crate::config`]) and the
-    /// format is for people: json and table. csv, tsv and raw are for programs and never
-    /// coloured.
+    /// format is for people: json, table and chart. csv, tsv and raw are for programs and
+    /// never coloured.
     pub fn with_color(mut self, color: bool) -> RowWriter {
-        self.color = color && matches!(self.format, Format::Json | Format::Table);
+        self.color = color && matches!(self.format, Format::Json | Format::Table | Format::Chart);
         self
     }
 
@@ -109,7 +126,7 @@ impl RowWriter {
         match self.format {
             Format::Csv => csv::header(&self.columns, b',', out),
             Format::Tsv => csv::header(&self.columns, b'\t', out),
-            Format::Json | Format::Raw | Format::Table => {}
+            Format::Json | Format::Raw | Format::Table | Format::Chart => {}
         }
     }
 
@@ -132,6 +149,11 @@ impl RowWriter {
                 let table = table::render(&self.columns, &owned, self.color);
                 out.extend_from_slice(table.as_bytes());
             }
+            Format::Chart => {
+                let owned: Vec<Vec<Value<'_>>> = vec![row.to_vec()];
+                let chart = chart::render(&self.columns, &owned, &self.chart, self.color);
+                out.extend_from_slice(chart.as_bytes());
+            }
         }
     }
 
@@ -139,6 +161,11 @@ impl RowWriter {
     pub fn write_all(&self, rows: &[Vec<Value<'_>>], out: &mut Vec<u8>) {
         if self.format == Format::Table {
             out.extend_from_slice(table::render(&self.columns, rows, self.color).as_bytes());
+            return;
+        }
+        if self.format == Format::Chart {
+            let chart = chart::render(&self.columns, rows, &self.chart, self.color);
+            out.extend_from_slice(chart.as_bytes());
             return;
         }
         self.header(out);

@@ -111,7 +111,7 @@ fn line(
 }
 
 /// `s` with control characters shown as escapes.
-fn visible(s: &str) -> Cow<'_, str> {
+pub(super) fn visible(s: &str) -> Cow<'_, str> {
     if !s.chars().any(char::is_control) {
         return Cow::Borrowed(s);
     }

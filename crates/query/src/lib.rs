@@ -36,7 +36,8 @@
 //! `fsum`, `dsum`, `doc` (the document trait) → `ir` (compiled expressions) → `prefilter`
 //! (literals of `where`) → `candidates` (the prefilter over whole chunks) → `plan` (the
 //! planner and [`Plan`]) → `eval` (one expression over one document) → `distinct` (the rows
-//! of `select distinct`) → `agg` ([`Accumulator`]) → `worker` ([`Worker`]).
+//! of `select distinct`) → `agg` ([`Accumulator`]) → `worker` ([`Worker`]); `columns` (what
+//! each output column is, for drawing) reads the plan only.
 //!
 //! # Choices where the language reference is silent
 //!
@@ -260,6 +261,7 @@
 mod agg;
 mod array;
 mod candidates;
+mod columns;
 mod distinct;
 mod doc;
 mod dsum;
@@ -292,6 +294,7 @@ pub use rust_decimal::Decimal;
 
 pub use agg::Accumulator;
 pub use candidates::Candidates;
+pub use columns::{AggKind, ColumnRole};
 pub use doc::{Doc, Scanned, View};
 pub use error::{ErrorKind, QueryError};
 pub use ndq_scan::{decode_escape, unescape as unescape_json_str};

@@ -1,0 +1,211 @@
+//! Horizontal bars: a header line, then one line per row (as many as the height allows, the
+//! last line saying how many more there are).
+//!
+//! ```text
+//! label (≤ a third of the width, cut with …) | column 1's area | 2 spaces | column 2's area ...
+//! area = bar cells, a space, the value (as wide as the column's widest value)
+//! ```
+//!
+//! A bar's length is `value / largest value of its column` of the bar cells, in eighths of a
+//! cell (`▏▎▍▌▋▊▉█`); a value above zero always gets at least one eighth, so it never looks
+//! like a zero. A column holding negative numbers splits its cells at a `│` axis, sized to
+//! the largest magnitude on each side: negative bars grow left from it in half cells (`▐`,
+//! the only right-aligned partial block), and the values are right-aligned after the area.
+//! Null gets no bar and is written `null`.
+
+use super::{Line, SERIES, Table, cut};
+use unicode_width::UnicodeWidthStr as _;
+
+use crate::output::color::Palette;
+
+const EIGHTHS: [char; 8] = ['▏', '▎', '▍', '▌', '▋', '▊', '▉', '█'];
+
+/// The lines of the bar chart.
+pub(super) fn draw(
+    table: &Table,
+    rows: &[Vec<ndq_query::Value<'_>>],
+    width: usize,
+    height: usize,
+) -> Vec<Line> {
+    let n = rows.len();
+    let labels: Vec<String> = (0..n).map(|r| table.label(rows, r)).collect();
+    let label_head = table
+        .labels
+        .iter()
+        .map(|&i| table.names[i].as_str())
+        .collect::<Vec<_>>()
+        .join(" ");
+    let label_w = if table.labels.is_empty() {
+        0
+    } else {
+        labels
+            .iter()
+            .map(|l| l.width())
+            .chain([label_head.width()])
+            .max()
+            .unwrap_or(0)
+            .min(width / 3)
+    };
+    let start = if label_w > 0 { label_w + 1 } else { 0 };
+    let m = table.series.len();
+    let rest = width - start;
+    let area = rest
+        .saturating_sub(2 * m.saturating_sub(1))
+        .checked_div(m)
+        .map_or(0, |a| a.max(1));
+    let layouts: Vec<Area> = table
+        .series
+        .iter()
+        .enumerate()
+        .map(|(s, series)| Area::new(series, start + s * (area + 2), area))
+        .collect();
+
+    let mut lines = Vec::new();
+    let mut head = Line::new(width);
+    head.push(Some(Palette::HEADER), &cut(&label_head, label_w));
+    for (a, series) in layouts.iter().zip(&table.series) {
+        head.pad_to(a.start);
+        head.push(Some(Palette::HEADER), &cut(&series.name, area));
+    }
+    lines.push(head);
+    if n == 0 {
+        let mut line = Line::new(width);
+        line.push(Some(Palette::NULL), "(no rows)");
+        lines.push(line);
+        return lines;
+    }
+    let room = height - 1;
+    let shown = if n > room { room - 1 } else { n };
+    for (r, label) in labels.iter().enumerate().take(shown) {
+        let mut line = Line::new(width);
+        line.plain(&cut(label, label_w));
+        for (s, (a, series)) in layouts.iter().zip(&table.series).enumerate() {
+            line.pad_to(a.start);
+            a.bar(
+                &mut line,
+                series.values[r],
+                &series.texts[r],
+                SERIES[s % SERIES.len()],
+            );
+        }
+        lines.push(line);
+    }
+    if shown < n {
+        let mut line = Line::new(width);
+        let more = n - shown;
+        let what = if more == 1 { "row" } else { "rows" };
+        line.push(Some(Palette::NULL), &format!("… {more} more {what}"));
+        lines.push(line);
+    }
+    lines
+}
+
+/// Where one numeric column is drawn.
+#[derive(Debug)]
+struct Area {
+    start: usize,
+    /// Width of the value texts.
+    text_w: usize,
+    /// Cells left of the axis (0: no negative values, no axis).
+    neg_cells: usize,
+    /// Cells right of the axis (or of the start).
+    pos_cells: usize,
+    neg_max: f64,
+    pos_max: f64,
+}
+
+impl Area {
+    fn new(series: &super::Series, start: usize, area: usize) -> Area {
+        let text_w = series
+            .texts
+            .iter()
+            .map(|t| t.width())
+            .max()
+            .unwrap_or(0)
+            .min(area);
+        let finite = series.values.iter().flatten();
+        let pos_max = finite.clone().fold(0.0f64, |m, &v| m.max(v));
+        let neg_max = finite.fold(0.0f64, |m, &v| m.max(-v));
+        let cells = area.saturating_sub(text_w + 1);
+        let (neg_cells, pos_cells) = if neg_max > 0.0 && cells >= 2 {
+            // One cell for the axis; the rest shared in proportion, each side at least one.
+            let sides = cells - 1;
+            let neg = ((sides as f64) * neg_max / (neg_max + pos_max)).round() as usize;
+            let neg = if pos_max > 0.0 {
+                neg.clamp(1, sides.saturating_sub(1).max(1))
+            } else {
+                sides
+            };
+            (neg, sides - neg)
+        } else {
+            (0, cells)
+        };
+        Area {
+            start,
+            text_w,
+            neg_cells,
+            pos_cells,
+            neg_max,
+            pos_max,
+        }
+    }
+
+    /// Draw one value's bar and text.
+    fn bar(&self, line: &mut Line, value: Option<f64>, text: &str, style: &'static str) {
+        let axis = self.neg_cells > 0;
+        if axis {
+            let mut left = String::new();
+            if let Some(v) = value.filter(|v| *v < 0.0) {
+                let halves = scaled(-v, self.neg_max, self.neg_cells * 2);
+                let (full, half) = (halves / 2, halves % 2);
+                left.push_str(&" ".repeat(self.neg_cells - full - half));
+                line.plain(&left);
+                if half == 1 {
+                    line.push(Some(style), "▐");
+                }
+                line.push(Some(style), &"█".repeat(full));
+            } else {
+                line.plain(&" ".repeat(self.neg_cells));
+            }
+            line.push(Some(Palette::NULL), "│");
+        }
+        let mut drawn = 0;
+        if let Some(v) = value.filter(|v| *v > 0.0) {
+            let eighths = scaled(v, self.pos_max, self.pos_cells * 8);
+            let (full, part) = (eighths / 8, eighths % 8);
+            let mut bar = "█".repeat(full);
+            if part > 0 {
+                bar.push(EIGHTHS[part - 1]);
+            }
+            drawn = full + usize::from(part > 0);
+            line.push(Some(style), &bar);
+        }
+        let value_style = if value.is_none() {
+            Some(Palette::NULL)
+        } else {
+            None
+        };
+        let text = cut(text, self.text_w);
+        if axis {
+            // Right-aligned after the whole area.
+            let end = self.start + self.neg_cells + 1 + self.pos_cells + 1 + self.text_w;
+            line.pad_to(end - text.width());
+        } else {
+            line.pad_to(self.start + drawn + usize::from(drawn > 0));
+        }
+        line.push(value_style, &text);
+    }
+}
+
+/// `v` of `max` in `steps` steps, rounded, at least one step for a value above zero.
+pub(super) fn scaled(v: f64, max: f64, steps: usize) -> usize {
+    // (NaN fails both comparisons.)
+    if v.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater)
+        || max.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater)
+        || steps == 0
+    {
+        return 0;
+    }
+    let s = (v / max * steps as f64).round() as usize;
+    s.clamp(1, steps)
+}

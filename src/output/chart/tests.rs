@@ -1,0 +1,434 @@
+//! The layout's rules, and a property: whatever the rows, no line is wider than the width
+//! and there are no more lines than the height.
+
+use super::*;
+use crate::output::color::strip;
+use proptest::prelude::*;
+
+const MINUTE: i128 = 60_000_000_000;
+
+fn spec(query: &str, width: usize, height: usize) -> Spec {
+    Spec::new(
+        &Plan::compile(query).unwrap(),
+        Size::Fixed { width, height },
+    )
+}
+
+fn s(text: &str) -> Value<'static> {
+    Value::String(text.to_string().into())
+}
+
+fn n(text: &str) -> Value<'static> {
+    Value::RawNumber(text.to_string().into())
+}
+
+fn draw(query: &str, rows: &[Vec<Value<'_>>], width: usize, height: usize) -> String {
+    let plan = Plan::compile(query).unwrap();
+    render(plan.columns(), rows, &spec(query, width, height), false)
+}
+
+/// The chart's lines without their axis and title: the plot cells of a histogram, each
+/// line from `from` on.
+fn plot(chart: &str, from: usize) -> Vec<String> {
+    chart
+        .lines()
+        .filter(|l| l.contains('┤') || l.contains('│'))
+        .map(|l| l.chars().skip(from).collect())
+        .collect()
+}
+
+#[test]
+fn bars_are_scaled_in_eighths_to_the_largest_of_their_column() {
+    assert_eq!(bars::scaled(5.0, 10.0, 80), 40);
+    assert_eq!(bars::scaled(10.0, 10.0, 80), 80);
+    assert_eq!(
+        bars::scaled(0.01, 10.0, 80),
+        1,
+        "above zero: at least one eighth"
+    );
+    assert_eq!(bars::scaled(0.0, 10.0, 80), 0);
+    assert_eq!(bars::scaled(-1.0, 10.0, 80), 0);
+    assert_eq!(
+        bars::scaled(1.0, 0.0, 80),
+        0,
+        "an all-zero column draws nothing"
+    );
+    let q = "select k, count(*) group by k";
+    let rows = vec![
+        vec![s("a"), n("16")],
+        vec![s("b"), n("3")],
+        vec![s("c"), n("0")],
+    ];
+    let chart = draw(q, &rows, 40, 10);
+    let lines: Vec<&str> = chart.lines().collect();
+    // Width 40: label 1 + space, area 38 = 35 bar cells + space + 2 for the widest value.
+    assert_eq!(lines[0], "k count(*)");
+    assert_eq!(lines[1], format!("a {} 16", "█".repeat(35)));
+    // 3/16 of 35 cells is 6.5625 cells: 52.5 eighths, rounded to 53 = 6 cells and 5/8.
+    assert_eq!(lines[2], "b ██████▋ 3");
+    assert_eq!(lines[3], "c 0");
+}
+
+#[test]
+fn long_labels_are_cut_to_a_third_of_the_width() {
+    let q = "select k, count(*) group by k";
+    let rows = vec![vec![s("a label much longer than a third of forty"), n("1")]];
+    let chart = draw(q, &rows, 40, 10);
+    let line = chart.lines().nth(1).unwrap();
+    assert!(line.starts_with("a label much… █"), "{chart}");
+    assert_eq!(cut("中文字", 5), "中文…");
+    assert_eq!(cut("abc", 3), "abc");
+    assert_eq!(cut("abcd", 0), "");
+}
+
+#[test]
+fn numbers_are_written_short() {
+    assert_eq!(num(1e30), "1e30");
+    assert_eq!(num(-1.5e30), "-1.5e30");
+    assert_eq!(num(12.5), "12.5");
+    assert_eq!(num(1234567.0), "1234567");
+    assert_eq!(num(46.413586), "46.4136");
+    assert_eq!(num(0.000012), "1.2e-5");
+    assert_eq!(num(-0.0), "0");
+    assert_eq!(num(2e12), "2e12");
+    assert_eq!(short("1000000000000000000000000000000", Some(1e30)), "1e30");
+    assert_eq!(
+        short("1.50", Some(1.5)),
+        "1.50",
+        "short text is kept as written"
+    );
+}
+
+#[test]
+fn negatives_grow_left_of_an_axis_and_nulls_have_no_bar() {
+    let q = "select k, sum(v) group by k";
+    let rows = vec![vec![s("up"), n("4")], vec![s("down"), n("-4")]];
+    let chart = draw(q, &rows, 30, 10);
+    let lines: Vec<&str> = chart.lines().collect();
+    // Area 25: the values 2 wide and a space, 22 cells = 11 left of the axis, 10 right
+    // (the magnitudes are equal: half each, the rounding to the left); values right-aligned.
+    assert_eq!(
+        lines[1],
+        format!("up   {}│{}  4", " ".repeat(11), "█".repeat(10))
+    );
+    assert_eq!(
+        lines[2],
+        format!("down {}│{}-4", "█".repeat(11), " ".repeat(11))
+    );
+    let rows = vec![vec![s("up"), n("4")], vec![s("none"), Value::Null]];
+    let chart = draw(q, &rows, 30, 10);
+    let lines: Vec<&str> = chart.lines().collect();
+    assert_eq!(lines[1], format!("up   {} 4", "█".repeat(20)));
+    assert_eq!(lines[2], "none null");
+}
+
+#[test]
+fn rows_beyond_the_height_are_counted() {
+    let q = "select k, count(*) group by k";
+    let rows: Vec<_> = (0..30).map(|i| vec![s(&format!("k{i}")), n("1")]).collect();
+    let chart = draw(q, &rows, 40, 10);
+    assert_eq!(chart.lines().count(), 10);
+    assert_eq!(chart.lines().last(), Some("… 22 more rows"));
+}
+
+/// Rows of `select time(1m), count(*) ...` at these minutes past 10:00.
+fn minutes(counts: &[(i64, &str)]) -> Vec<Vec<Value<'static>>> {
+    counts
+        .iter()
+        .map(|&(m, c)| {
+            let t = format!("2026-11-21T{:02}:{:02}:00Z", 10 + m / 60, m % 60);
+            vec![s(&t), n(c)]
+        })
+        .collect()
+}
+
+#[test]
+fn missing_buckets_are_drawn_as_zero() {
+    let q = "select time(1m), count(*) group by 1";
+    let rows = minutes(&[(0, "4"), (5, "8")]);
+    let chart = draw(q, &rows, 40, 8);
+    // Six buckets, 10:00 to 10:05, 6 cells each (5 drawn, 1 apart) in a plot of 37; the
+    // 8 lines are the title, 5 rows, the axis and its labels.
+    let cells = plot(&chart, 3);
+    assert_eq!(cells.len(), 5, "{chart}");
+    let bottom = cells.last().unwrap();
+    assert_eq!(
+        bottom.trim_end(),
+        format!("█████{}█████", " ".repeat(25)),
+        "{chart}"
+    );
+    assert!(chart.starts_with("count(*) per 1m, 2026-11-21 10:00 to 10…\n"));
+    assert!(chart.contains("10:00"), "{chart}");
+}
+
+#[test]
+fn more_buckets_than_columns_are_merged_to_round_durations() {
+    use hist::merge_factor;
+    let utc = Spec::default();
+    let ten = 10 * 60 * MINUTE;
+    // 120 minutes in 50 columns: at least 3 a column, 5 is the next round duration.
+    assert_eq!(merge_factor(120, 50, MINUTE, ten, &utc), (5, 0));
+    // Starting at 10:03, the first column is 10:00-10:04 (three buckets before the first).
+    assert_eq!(
+        merge_factor(120, 50, MINUTE, ten + 3 * MINUTE, &utc),
+        (5, 3)
+    );
+    assert_eq!(merge_factor(40, 50, MINUTE, ten, &utc), (1, 0));
+    // A bucket no round duration is a multiple of: the least factor that fits.
+    assert_eq!(merge_factor(100, 10, 7 * MINUTE, 0, &utc), (10, 0));
+    // The same a bucket later: ten a column no longer fit in ten columns.
+    assert_eq!(merge_factor(100, 10, 7 * MINUTE, 7 * MINUTE, &utc), (11, 1));
+    assert_eq!(hist::duration(5 * MINUTE), "5m");
+    assert_eq!(hist::duration(1_500_000_000), "1500ms");
+    assert_eq!(hist::div_round(-3, 2), -1);
+}
+
+#[test]
+fn merged_columns_sum_counts_and_keep_the_extremes_of_min_and_max() {
+    let q = "select time(1m), count(*), min(v), max(v), avg(v) group by 1";
+    // 200 minutes, one row each: count 1, v = the minute. A width of 60 leaves 55 columns
+    // after the gutter: at least 4 buckets a column, so 5 minutes.
+    let rows: Vec<_> = (0..200)
+        .map(|m| {
+            let t = format!("2026-11-21T{:02}:{:02}:00Z", 10 + m / 60, m % 60);
+            let v = m.to_string();
+            vec![s(&t), n("1"), n(&v), n(&v), n(&v)]
+        })
+        .collect();
+    let chart = draw(q, &rows, 60, 40);
+    let title = chart.lines().next().unwrap();
+    assert!(title.ends_with("each column 5m"), "{chart}");
+    assert!(chart.contains("count(*) (summed)"), "{chart}");
+    assert!(chart.contains("min(v) (the smallest)"), "{chart}");
+    assert!(chart.contains("max(v) (the largest)"), "{chart}");
+    assert!(
+        chart.contains("avg(v) (the largest of its buckets)"),
+        "{chart}"
+    );
+    // The largest count is a whole column's: 5 buckets of 1. min's largest column is the
+    // last one's smallest (195), max's and avg's the last one's largest (199).
+    let tops: Vec<&str> = chart
+        .lines()
+        .filter(|l| l.contains('┤') && !l.trim_start().starts_with('0'))
+        .map(|l| l.split('┤').next().unwrap().trim())
+        .collect();
+    assert_eq!(tops, ["5", "195", "199", "199"], "{chart}");
+}
+
+#[test]
+fn the_tallest_column_is_the_largest_value() {
+    let q = "select time(1m), count(*) group by 1";
+    let rows = minutes(&[(0, "3"), (1, "2"), (2, "90"), (3, "4")]);
+    let chart = draw(q, &rows, 40, 12);
+    // Gutter "90", so the plot starts at 4; 4 buckets of 8 cells (7 drawn).
+    let cells = plot(&chart, 4);
+    let top: Vec<usize> = cells[0]
+        .chars()
+        .enumerate()
+        .filter(|(_, c)| *c != ' ')
+        .map(|(i, _)| i)
+        .collect();
+    assert_eq!(top, (16..23).collect::<Vec<_>>(), "{chart}");
+    assert!(chart.lines().nth(1).unwrap().starts_with("90 ┤"), "{chart}");
+}
+
+#[test]
+fn a_single_row_and_an_all_zero_column_are_drawn() {
+    let q = "select time(1m), count(*) group by 1";
+    let chart = draw(q, &minutes(&[(0, "7")]), 40, 8);
+    assert!(
+        chart.starts_with("count(*) per 1m, 2026-11-21 10:00 UTC\n"),
+        "{chart}"
+    );
+    assert!(chart.contains('█'));
+    let chart = draw(q, &minutes(&[(0, "0"), (3, "0")]), 40, 8);
+    assert!(!chart.contains('█') && !chart.contains('▁'), "{chart}");
+    let q = "select k, count(*) group by k";
+    let chart = draw(q, &[vec![s("a"), n("0")]], 40, 8);
+    assert_eq!(chart, "k count(*)\na 0\n");
+}
+
+#[test]
+fn colour_only_adds_sequences() {
+    let q = "select time(1m), count(*), sum(v) group by 1";
+    let rows: Vec<_> = minutes(&[(0, "3"), (4, "9")])
+        .into_iter()
+        .map(|mut r| {
+            r.push(n("-2"));
+            r
+        })
+        .collect();
+    let sp = spec(q, 50, 14);
+    let cols = Plan::compile(q).unwrap().columns().to_vec();
+    let plain = render(&cols, &rows, &sp, false);
+    let colored = render(&cols, &rows, &sp, true);
+    assert_ne!(plain, colored);
+    assert_eq!(String::from_utf8(strip(colored.as_bytes())).unwrap(), plain);
+    let q = "select k, count(*), sum(v) group by k";
+    let rows = vec![
+        vec![s("a"), n("1"), n("-1")],
+        vec![Value::Null, n("2"), Value::Null],
+    ];
+    let sp = spec(q, 50, 14);
+    let cols = Plan::compile(q).unwrap().columns().to_vec();
+    let plain = render(&cols, &rows, &sp, false);
+    let colored = render(&cols, &rows, &sp, true);
+    assert_eq!(String::from_utf8(strip(colored.as_bytes())).unwrap(), plain);
+}
+
+#[test]
+fn size_comes_from_the_variables_then_the_terminal() {
+    let fixed = |width, height| Size::Fixed { width, height };
+    assert_eq!(Size::choose(None, None, None, false), fixed(80, 24));
+    assert_eq!(Size::choose(Some("120"), None, None, false), fixed(120, 24));
+    assert_eq!(
+        Size::choose(Some("x"), Some("0"), Some((50, 100)), false),
+        fixed(100, 49),
+        "not numbers: the terminal's (a line less for the prompt)"
+    );
+    assert_eq!(
+        Size::choose(None, Some("30"), Some((50, 100)), false),
+        fixed(100, 30)
+    );
+    assert_eq!(
+        Size::choose(None, None, Some((50, 100)), true),
+        Size::Terminal
+    );
+    assert_eq!(
+        Size::choose(Some("60"), None, Some((50, 100)), true),
+        fixed(60, 49)
+    );
+    assert_eq!(Size::choose(None, None, None, true), fixed(80, 24));
+    assert_eq!(fixed(3, 1).resolve(), (MIN_WIDTH, MIN_HEIGHT));
+}
+
+#[test]
+fn only_aggregations_are_drawn() {
+    let check = |q: &str| check(&Plan::compile(q).unwrap());
+    assert!(check("select @l, count(*) group by @l").is_ok());
+    assert!(check("select count(*) * 2 as twice").is_ok());
+    for (q, why) in [
+        ("select *", "whole lines"),
+        ("where a = 1", "whole lines"),
+        ("select a, b", "does not aggregate"),
+        ("select a order by a", "does not aggregate"),
+        ("select distinct a", "does not aggregate"),
+        ("select a group by a", "only group keys"),
+    ] {
+        let e = check(q).unwrap_err();
+        assert!(
+            e.starts_with("-o chart draws the rows of an aggregation"),
+            "{e}"
+        );
+        assert!(e.contains(why), "{q}: {e}");
+    }
+}
+
+/// A value for the property: a number of any size or sign, null, or text.
+fn value() -> impl Strategy<Value = Value<'static>> {
+    prop_oneof![
+        (-1e6f64..1e6).prop_map(|f| Value::RawNumber(f.to_string().into())),
+        any::<i64>().prop_map(|i| Value::RawNumber(i.to_string().into())),
+        prop_oneof![
+            Just("1e30"),
+            Just("-1e30"),
+            Just("1e400"),
+            Just("0"),
+            Just("0.5")
+        ]
+        .prop_map(|t| Value::RawNumber(t.into())),
+        Just(Value::Null),
+    ]
+}
+
+fn label() -> impl Strategy<Value = Value<'static>> {
+    prop_oneof![
+        "[a-z ]{0,60}".prop_map(|t| Value::String(t.into())),
+        "[中文字é\u{301}\t\n]{0,20}".prop_map(|t| Value::String(t.into())),
+        Just(Value::Null),
+    ]
+}
+
+fn check_fits(chart: &str, width: usize, height: usize) -> Result<(), TestCaseError> {
+    let (width, height) = (width.max(MIN_WIDTH), height.max(MIN_HEIGHT));
+    prop_assert!(
+        chart.lines().count() <= height,
+        "{} lines > {height}:\n{chart}",
+        chart.lines().count()
+    );
+    for line in chart.lines() {
+        prop_assert!(
+            line.width() <= width,
+            "{} > {width}: {line:?}\n{chart}",
+            line.width()
+        );
+        prop_assert!(!line.contains(['\t', '\r']));
+    }
+    prop_assert!(chart.is_empty() || chart.ends_with('\n'));
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    #[test]
+    fn bars_fit_any_size(
+        rows in prop::collection::vec((label(), value(), value()), 0..40),
+        width in 0usize..160,
+        height in 0usize..50,
+    ) {
+        let q = "select k, sum(a), avg(b) group by k";
+        let rows: Vec<Vec<Value<'_>>> =
+            rows.into_iter().map(|(k, a, b)| vec![k, a, b]).collect();
+        let chart = draw(q, &rows, width, height);
+        check_fits(&chart, width, height)?;
+    }
+
+    #[test]
+    fn histograms_fit_any_size(
+        rows in prop::collection::vec((0i64..100_000, value(), value()), 0..60),
+        width in 0usize..160,
+        height in 0usize..50,
+        every in prop_oneof![Just("1s"), Just("1m"), Just("7m"), Just("1d")],
+    ) {
+        let q = format!("select time({every}), count(*), avg(b) group by 1");
+        let rows: Vec<Vec<Value<'_>>> = rows
+            .into_iter()
+            .map(|(sec, a, b)| {
+                let t = 1_795_000_000 + sec * 60;
+                let t = ndq_query::Zone::utc().strftime(i128::from(t) * 1_000_000_000, "%Y-%m-%dT%H:%M:%SZ");
+                vec![t.map_or(Value::Null, |t| Value::String(t.into())), a, b]
+            })
+            .collect();
+        let chart = draw(&q, &rows, width, height);
+        check_fits(&chart, width, height)?;
+    }
+}
+
+#[test]
+fn negative_buckets_grow_down_from_a_marked_zero() {
+    let q = "select time(1m), sum(v) group by 1";
+    let rows = minutes(&[(0, "4"), (1, "-4")]);
+    let chart = draw(q, &rows, 40, 7);
+    let gutter: Vec<&str> = chart
+        .lines()
+        .skip(1)
+        .take(4)
+        .map(|l| l.split(['┤', '│']).next().unwrap().trim())
+        .collect();
+    assert_eq!(gutter, ["4", "", "0", "-4"], "{chart}");
+    // Two rows up, two down: the positive bucket fills the upper two, the negative one the
+    // lower two (in half rows, both whole); each bucket 8 cells, 7 drawn.
+    let cells = plot(&chart, 4);
+    let (up, down) = ("█".repeat(7), format!("{}{}", " ".repeat(8), "█".repeat(7)));
+    assert_eq!(
+        [&cells[0], &cells[1]].map(|c| c.trim_end()),
+        [&up, &up],
+        "{chart}"
+    );
+    assert_eq!(
+        [&cells[2], &cells[3]].map(|c| c.trim_end()),
+        [&down, &down],
+        "{chart}"
+    );
+}
