@@ -52,6 +52,12 @@ fn run(mut args: cli::Args) -> Result<(), Failure> {
     messages::set_color(config.color_stderr);
     let plan = ndq_query::Plan::compile_with(&config.query, &config.time)
         .map_err(|e| Failure::usage(e.to_string()))?;
+    if config.format.binary() && (plan.kind() == ndq_query::Kind::Lines || plan.lines()) {
+        return Err(Failure::usage(format!(
+            "{} needs columns: select the properties to write (select @t, @l, ...), not *",
+            config.format.flag()
+        )));
+    }
     if let Some(follow) = &config.follow {
         return follow::run(&config, follow, &plan);
     }
@@ -70,7 +76,7 @@ fn run(mut args: cli::Args) -> Result<(), Failure> {
     };
     let stdout = io::stdout();
     let mut out = io::BufWriter::with_capacity(256 << 10, Output(stdout.lock()));
-    let result = driver::run(&opts, &plan, &inputs, config.format, &mut out);
+    let result = output::run(&opts, &plan, &inputs, config.format, &mut out);
     let flushed = out.flush();
     drop(out);
     let stats = result?;

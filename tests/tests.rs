@@ -7,4 +7,6 @@ mod docs;
 mod follow;
 mod golden;
 mod keys;
+#[cfg(feature = "arrow")]
+mod parquet;
 mod util;

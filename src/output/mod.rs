@@ -22,12 +22,20 @@
 //! through [`color::json`] and tables are rendered with [`color::Palette`]; csv, tsv and raw
 //! are never coloured. Colour only adds escape sequences around the same bytes.
 //!
+//! `parquet` and `arrow` are binary ([`Format::binary`]): each row is written in ndq-arrow's
+//! byte form and [`arrow::run`] turns the driver's output into record batches (their types:
+//! `ndq_arrow::column`).
+//!
 //! A float outside Decimal's range that is not finite (never produced from JSON input, but
 //! possible in arithmetic) is written as `null` / an empty field *.
 
+#[cfg(feature = "arrow")]
+pub mod arrow;
 pub mod color;
 pub mod csv;
 pub mod json;
+#[cfg(feature = "arrow")]
+pub mod parquet;
 pub mod raw;
 pub mod table;
 
@@ -38,6 +46,8 @@ use ndq_query::{Value, unescape_json_str};
 /// An output format, as chosen with `-o/--output` (the doc comments of the variants are the
 /// `--help` text of its values).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+// Without the `arrow` feature the binary formats are never offered nor made.
+#[cfg_attr(not(feature = "arrow"), allow(dead_code))]
 pub enum Format {
     /// One JSON object per row.
     Json,
@@ -51,6 +61,12 @@ pub enum Format {
     Tsv,
     /// Values alone, tab-separated, no header.
     Raw,
+    /// A Parquet file, with typed columns (stdout must not be a terminal).
+    #[cfg_attr(not(feature = "arrow"), value(skip))]
+    Parquet,
+    /// An Arrow IPC stream, with typed columns (stdout must not be a terminal).
+    #[cfg_attr(not(feature = "arrow"), value(skip))]
+    Arrow,
 }
 
 impl Format {
@@ -58,6 +74,36 @@ impl Format {
     pub fn streams(self) -> bool {
         self != Format::Table
     }
+
+    /// Whether the format is binary (`parquet`, `arrow`): never for a terminal, never for
+    /// whole lines (`select *`).
+    pub fn binary(self) -> bool {
+        matches!(self, Format::Parquet | Format::Arrow)
+    }
+
+    /// `-o NAME` of a binary format, for messages.
+    pub fn flag(self) -> &'static str {
+        match self {
+            Format::Arrow => "-o arrow",
+            _ => "-o parquet",
+        }
+    }
+}
+
+/// Run `plan` and write its rows to `out` in `format`: [`crate::driver::run`], through
+/// [`arrow::run`] for the binary formats.
+pub fn run(
+    opts: &crate::driver::RunOptions,
+    plan: &ndq_query::Plan,
+    inputs: &crate::driver::Inputs,
+    format: Format,
+    out: &mut dyn std::io::Write,
+) -> anyhow::Result<crate::driver::Stats> {
+    #[cfg(feature = "arrow")]
+    if format.binary() {
+        return arrow::run(opts, plan, inputs, format, out);
+    }
+    crate::driver::run(opts, plan, inputs, format, out)
 }
 
 /// Writes rows of a streaming format ([`Format::streams`]).
@@ -109,7 +155,7 @@ impl RowWriter {
         match self.format {
             Format::Csv => csv::header(&self.columns, b',', out),
             Format::Tsv => csv::header(&self.columns, b'\t', out),
-            Format::Json | Format::Raw | Format::Table => {}
+            Format::Json | Format::Raw | Format::Table | Format::Parquet | Format::Arrow => {}
         }
     }
 
@@ -126,6 +172,12 @@ impl RowWriter {
             Format::Csv => csv::row(row, b',', out),
             Format::Tsv => csv::row(row, b'\t', out),
             Format::Raw => raw::row(row, out),
+            #[cfg(feature = "arrow")]
+            Format::Parquet | Format::Arrow => ndq_arrow::encode_row(row, out),
+            #[cfg(not(feature = "arrow"))]
+            Format::Parquet | Format::Arrow => {
+                unreachable!("not offered without the arrow feature")
+            }
             // Table rows are rendered together; a lone row is rendered as a table of one.
             Format::Table => {
                 let owned: Vec<Vec<Value<'_>>> = vec![row.to_vec()];

@@ -286,6 +286,10 @@ mod tests {
                 let b: &BooleanArray = array.as_boolean();
                 b.value(i).to_string()
             }
+            DataType::Int64 => array
+                .as_primitive::<arrow_array::types::Int64Type>()
+                .value(i)
+                .to_string(),
             DataType::Decimal128(_, _) => {
                 let d = array.as_primitive::<Decimal128Type>();
                 d.value_as_string(i)

@@ -7,6 +7,7 @@
 //! |---|---|
 //! | none (no rows, or only nulls) | `Utf8` |
 //! | only booleans | `Boolean` |
+//! | only whole numbers of at most 18 digits | `Int64` |
 //! | only decimals, needing `p` digits with scale `s` (`p` = most integer digits + `s`) | `Decimal128(18, s)` if `p ≤ 18`, `Decimal128(38, s)` if `p ≤ 38` |
 //! | only numbers, some of them floats or needing more than 38 digits | `Float64` |
 //! | only times (RFC 3339 text) | `Timestamp(ns, "UTC")` |
@@ -19,7 +20,8 @@ use std::sync::Arc;
 
 use arrow_array::ArrayRef;
 use arrow_array::builder::{
-    BooleanBuilder, Decimal128Builder, Float64Builder, StringBuilder, TimestampNanosecondBuilder,
+    BooleanBuilder, Decimal128Builder, Float64Builder, Int64Builder, StringBuilder,
+    TimestampNanosecondBuilder,
 };
 use arrow_schema::{DataType, TimeUnit};
 
@@ -35,6 +37,8 @@ pub const NARROW_PRECISION: u8 = 18;
 pub enum ColumnType {
     /// `Boolean`.
     Bool,
+    /// `Int64`: whole numbers of at most 18 digits.
+    Int,
     /// `Decimal128(precision, scale)`.
     Decimal {
         /// 18 or 38.
@@ -55,6 +59,7 @@ impl ColumnType {
     pub fn data_type(self) -> DataType {
         match self {
             ColumnType::Bool => DataType::Boolean,
+            ColumnType::Int => DataType::Int64,
             ColumnType::Decimal { precision, scale } => {
                 DataType::Decimal128(precision, scale as i8)
             }
@@ -70,6 +75,9 @@ impl ColumnType {
         match (self, cell) {
             (_, Cell::Null) | (ColumnType::Text, _) => true,
             (ColumnType::Bool, Cell::Bool(_)) => true,
+            (ColumnType::Int, Cell::Decimal { scale, digits, .. }) => {
+                *scale == 0 && *digits <= NARROW_PRECISION
+            }
             (
                 ColumnType::Decimal { precision, scale },
                 Cell::Decimal {
@@ -90,6 +98,7 @@ impl std::fmt::Display for ColumnType {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             ColumnType::Bool => f.write_str("BOOLEAN"),
+            ColumnType::Int => f.write_str("BIGINT"),
             ColumnType::Decimal { precision, scale } => write!(f, "DECIMAL({precision},{scale})"),
             ColumnType::Float => f.write_str("DOUBLE"),
             ColumnType::Time => f.write_str("TIMESTAMP"),
@@ -161,6 +170,7 @@ impl Kinds {
         let need = u32::from(self.int_digits) + u32::from(self.scale);
         match need {
             _ if self.floats => ColumnType::Float,
+            n if n <= u32::from(NARROW_PRECISION) && self.scale == 0 => ColumnType::Int,
             n if n <= u32::from(NARROW_PRECISION) => ColumnType::Decimal {
                 precision: NARROW_PRECISION,
                 scale: self.scale,
@@ -179,6 +189,8 @@ impl Kinds {
 pub enum ColumnBuilder {
     /// `Boolean`.
     Bool(BooleanBuilder),
+    /// `Int64`.
+    Int(Int64Builder),
     /// `Decimal128`, with the column's type.
     Decimal(Decimal128Builder, ColumnType),
     /// `Float64`.
@@ -194,6 +206,7 @@ impl ColumnBuilder {
     pub fn new(ty: ColumnType, rows: usize) -> ColumnBuilder {
         match ty {
             ColumnType::Bool => ColumnBuilder::Bool(BooleanBuilder::with_capacity(rows)),
+            ColumnType::Int => ColumnBuilder::Int(Int64Builder::with_capacity(rows)),
             ColumnType::Decimal { precision, scale } => ColumnBuilder::Decimal(
                 Decimal128Builder::with_capacity(rows)
                     .with_data_type(DataType::Decimal128(precision, scale as i8)),
@@ -213,10 +226,15 @@ impl ColumnBuilder {
         match (self, cell) {
             (ColumnBuilder::Text(b), cell) => b.append_option(cell.text()),
             (ColumnBuilder::Bool(b), Cell::Null) => b.append_null(),
+            (ColumnBuilder::Int(b), Cell::Null) => b.append_null(),
             (ColumnBuilder::Decimal(b, _), Cell::Null) => b.append_null(),
             (ColumnBuilder::Float(b), Cell::Null) => b.append_null(),
             (ColumnBuilder::Time(b), Cell::Null) => b.append_null(),
             (ColumnBuilder::Bool(b), Cell::Bool(v)) => b.append_value(*v),
+            (ColumnBuilder::Int(b), Cell::Decimal { value, .. }) => match i64::try_from(*value) {
+                Ok(v) if ColumnType::Int.fits(cell) => b.append_value(v),
+                _ => return false,
+            },
             (ColumnBuilder::Decimal(b, ty), Cell::Decimal { value, scale, .. }) => {
                 let ColumnType::Decimal { scale: to, .. } = *ty else {
                     return false;
@@ -243,6 +261,7 @@ impl ColumnBuilder {
         use arrow_array::builder::ArrayBuilder as _;
         match self {
             ColumnBuilder::Bool(b) => b.len(),
+            ColumnBuilder::Int(b) => b.len(),
             ColumnBuilder::Decimal(b, _) => b.len(),
             ColumnBuilder::Float(b) => b.len(),
             ColumnBuilder::Time(b) => b.len(),
@@ -267,6 +286,7 @@ impl ColumnBuilder {
     pub fn finish(&mut self) -> ArrayRef {
         match self {
             ColumnBuilder::Bool(b) => Arc::new(b.finish()),
+            ColumnBuilder::Int(b) => Arc::new(b.finish()),
             ColumnBuilder::Decimal(b, _) => Arc::new(b.finish()),
             ColumnBuilder::Float(b) => Arc::new(b.finish()),
             ColumnBuilder::Time(b) => Arc::new(b.finish()),
@@ -302,6 +322,10 @@ mod tests {
         assert_eq!(type_of(&[Cell::Null, Cell::Null]), ColumnType::Text);
         assert_eq!(type_of(&[Cell::Bool(true), Cell::Null]), ColumnType::Bool);
         assert_eq!(
+            type_of(&[dec("200"), dec("-3"), dec("1e3"), Cell::Null]),
+            ColumnType::Int
+        );
+        assert_eq!(
             type_of(&[dec("1.5"), dec("-12.25"), Cell::Null]),
             ColumnType::Decimal {
                 precision: 18,
@@ -319,6 +343,15 @@ mod tests {
 
     #[test]
     fn decimals_of_different_sizes() {
+        // Whole numbers of 18 digits are Int64, of 19 a decimal.
+        assert_eq!(type_of(&[dec(&"9".repeat(18))]), ColumnType::Int);
+        assert_eq!(
+            type_of(&[dec(&"9".repeat(19))]),
+            ColumnType::Decimal {
+                precision: 38,
+                scale: 0
+            }
+        );
         // 16 integer digits and 2 decimals fit 18; one more needs 38.
         assert_eq!(
             type_of(&[dec(&"9".repeat(16)), dec("0.25")]),
@@ -429,6 +462,16 @@ mod tests {
             .unwrap();
         let got: Vec<Option<&str>> = array.iter().collect();
         assert_eq!(got, [Some("1.50"), Some("false"), None, Some("[1]")]);
+
+        let mut int = ColumnBuilder::new(ColumnType::Int, 2);
+        assert!(int.append(&dec("-42")) && int.append(&dec(&"9".repeat(18))));
+        assert!(!int.append(&dec("0.5")) && !int.append(&dec(&"9".repeat(19))));
+        let array = int.finish();
+        let array = array
+            .as_any()
+            .downcast_ref::<arrow_array::Int64Array>()
+            .unwrap();
+        assert_eq!(array.values().to_vec(), [-42, 999_999_999_999_999_999]);
 
         let mut float = ColumnBuilder::new(ColumnType::Float, 2);
         assert!(float.append(&dec("0.1")) && !float.append(&Cell::Bool(true)));
