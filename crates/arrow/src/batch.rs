@@ -37,6 +37,8 @@ pub const BATCH_BYTES: usize = 64 << 20;
 pub struct Batcher {
     names: Vec<String>,
     sample: usize,
+    /// How many rows decided the types.
+    decided_by: usize,
     /// Rows pushed so far.
     rows: u64,
     /// Before the schema is decided: the rows kept, and what their cells were.
@@ -60,6 +62,7 @@ impl Batcher {
         Batcher {
             names: names.to_vec(),
             sample: SAMPLE_ROWS,
+            decided_by: 0,
             rows: 0,
             kept: Vec::new(),
             kept_rows: 0,
@@ -79,8 +82,8 @@ impl Batcher {
         self
     }
 
-    /// Let the first `rows` rows decide the types (`usize::MAX`: all of them, when the
-    /// rows are all at hand anyway, as an aggregation's are).
+    /// Let the first `rows` rows decide the types (`usize::MAX`: all of them, however many
+    /// bytes they take, for rows that are all at hand anyway, as an aggregation's are).
     pub fn with_sample(mut self, rows: usize) -> Batcher {
         self.sample = rows.max(1);
         self
@@ -116,7 +119,8 @@ impl Batcher {
             .extend_from_slice(&(row.len() as u32).to_le_bytes());
         self.kept.extend_from_slice(row);
         self.kept_rows += 1;
-        if self.kept_rows >= self.sample || self.kept.len() >= SAMPLE_BYTES {
+        let full = self.sample != usize::MAX && self.kept.len() >= SAMPLE_BYTES;
+        if self.kept_rows >= self.sample || full {
             self.decide()?;
         }
         Ok(())
@@ -124,6 +128,7 @@ impl Batcher {
 
     /// Decide the schema from the rows kept, and append them.
     fn decide(&mut self) -> Result<(), Error> {
+        self.decided_by = self.kept_rows;
         self.types = self.kinds.iter().map(Kinds::column_type).collect();
         let fields: Vec<Field> = self
             .names
@@ -162,7 +167,7 @@ impl Batcher {
                     row: number,
                     value: cell.text().unwrap_or("null").to_string(),
                     column_type: self.types[i],
-                    sample: self.sample,
+                    sample: self.decided_by,
                 }));
             }
             n += 1;

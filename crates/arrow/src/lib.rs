@@ -6,7 +6,7 @@
 //!   JSON (an array or object). [`encode_row`] writes a row of cells in a compact byte form,
 //!   so the threads that evaluate lines can do that work and hand bytes on.
 //! - [`Kinds`] folds the cells a column has seen into its [`ColumnType`]: the rule is in
-//!   [`column`]'s docs (one kind gives its type, two kinds give text).
+//!   [`column`](mod@column)'s docs (one kind gives its type, two kinds give text).
 //! - [`Batcher`] takes rows in byte form, lets the first rows decide the schema, and cuts
 //!   record batches; a later value that its column's type cannot hold is an
 //!   [`ErrorKind::Misfit`], never a silent change.
@@ -94,16 +94,11 @@ impl std::fmt::Display for Error {
                 column_type,
                 sample,
             } => {
-                let first = if *sample == usize::MAX {
-                    "the rows".to_string()
-                } else {
-                    format!("the first {sample} rows")
-                };
                 write!(
                     f,
                     "row {row}, column '{column}': the value {value} does not fit the \
-                     column's type {column_type}, which {first} gave it (write \
-                     tostring(...) to have the column as text)"
+                     column's type {column_type}, which the first {sample} rows gave it \
+                     (write tostring(...) to have the column as text)"
                 )
             }
             ErrorKind::Corrupt => f.write_str("rows in a form the batcher does not read"),
