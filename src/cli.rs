@@ -77,8 +77,8 @@ pub struct Args {
     /// Output format [default: table on a terminal, json otherwise].
     ///
     /// json: one object per row, keys in select order; table: aligned columns; csv (RFC 4180)
-    /// and tsv: with a header; raw: values alone, tab-separated, no header. `select *` writes
-    /// matching lines unchanged in every format.
+    /// and tsv: with a header; raw: values alone, tab-separated, no header; parquet and arrow:
+    /// typed columns, binary. `select *` writes matching lines unchanged in the text formats.
     #[arg(short = 'o', long = "output", value_enum, value_name = "FORMAT")]
     pub output: Option<Format>,
 
