@@ -77,10 +77,10 @@ pub struct Args {
     /// Output format [default: table on a terminal, json otherwise].
     ///
     /// json: one object per row, keys in select order; table: aligned columns; csv (RFC 4180)
-    /// and tsv: with a header; raw: values alone, tab-separated, no header. `select *` writes
-    /// matching lines unchanged in every format. chart: an aggregation drawn with block
-    /// characters (bars per group, or a histogram over time() buckets), as wide and tall as
-    /// COLUMNS and LINES, else the terminal, else 80x24.
+    /// and tsv: with a header; raw: values alone, tab-separated, no header; parquet and arrow:
+    /// typed columns, binary. `select *` writes matching lines unchanged in the text formats.
+    /// chart: an aggregation drawn with block characters (bars per group, or a histogram over
+    /// time() buckets), as wide and tall as COLUMNS and LINES, else the terminal, else 80x24.
     #[arg(short = 'o', long = "output", value_enum, value_name = "FORMAT")]
     pub output: Option<Format>,
 

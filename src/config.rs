@@ -115,6 +115,9 @@ impl Config {
             None if env.stdout_tty => Format::Table,
             None => Format::Json,
         };
+        if format.binary() {
+            binary_output(format, args.follow, env)?;
+        }
         let scanner = match (args.scanner, env.scanner.as_deref()) {
             (Some(flag), _) => scanner(flag.name(), "--scanner")?,
             (None, Some(name)) if !name.is_empty() => scanner(name, "NDQ_SCANNER")?,
@@ -158,6 +161,27 @@ impl Config {
             }),
         })
     }
+}
+
+/// `-o parquet` and `-o arrow` write binary data: never to a terminal, and not with
+/// `--follow` (a Parquet file is written whole, its footer last).
+fn binary_output(format: Format, follow: bool, env: &Env) -> Result<(), String> {
+    let flag = format.flag();
+    if env.stdout_tty {
+        return Err(format!(
+            "{flag} writes binary data, not for a terminal: redirect standard output to a \
+             file (> out.{}) or a pipe",
+            if format == Format::Arrow {
+                "arrow"
+            } else {
+                "parquet"
+            }
+        ));
+    }
+    if follow {
+        return Err(format!("{flag} cannot be used with --follow"));
+    }
+    Ok(())
 }
 
 /// The time options: the zone first (`today` and dates are midnight in it), then `now`
@@ -240,6 +264,24 @@ mod tests {
         Env {
             cores: 4,
             ..Env::default()
+        }
+    }
+
+    #[test]
+    fn binary_formats_refuse_a_terminal_and_follow() {
+        let tty = Env {
+            stdout_tty: true,
+            ..env()
+        };
+        for (flag, name) in [("parquet", "-o parquet"), ("arrow", "-o arrow")] {
+            let err = config(&["-o", flag, "q"], &tty).err().unwrap();
+            assert!(
+                err.starts_with(&format!("{name} writes binary data")),
+                "{err}"
+            );
+            let err = config(&["-o", flag, "-f", "q", "x"], &env()).err().unwrap();
+            assert_eq!(err, format!("{name} cannot be used with --follow"));
+            assert!(config(&["-o", flag, "q"], &env()).unwrap().format.binary());
         }
     }
 

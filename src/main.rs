@@ -55,6 +55,12 @@ fn run(mut args: cli::Args) -> Result<(), Failure> {
     if config.format == output::Format::Chart {
         output::chart::check(&plan).map_err(Failure::usage)?;
     }
+    if config.format.binary() && (plan.kind() == ndq_query::Kind::Lines || plan.lines()) {
+        return Err(Failure::usage(format!(
+            "{} needs columns: select the properties to write (select @t, @l, ...), not *",
+            config.format.flag()
+        )));
+    }
     if let Some(follow) = &config.follow {
         return follow::run(&config, follow, &plan);
     }
@@ -74,7 +80,7 @@ fn run(mut args: cli::Args) -> Result<(), Failure> {
     };
     let stdout = io::stdout();
     let mut out = io::BufWriter::with_capacity(256 << 10, Output(stdout.lock()));
-    let result = driver::run(&opts, &plan, &inputs, config.format, &mut out);
+    let result = output::run(&opts, &plan, &inputs, config.format, &mut out);
     let flushed = out.flush();
     drop(out);
     let stats = result?;

@@ -8,4 +8,6 @@ mod docs;
 mod follow;
 mod golden;
 mod keys;
+#[cfg(feature = "arrow")]
+mod parquet;
 mod util;

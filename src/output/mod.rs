@@ -25,13 +25,21 @@
 //! `chart` ([`chart`]) draws an aggregation's rows rather than writing them: it needs the
 //! plan's columns ([`RowWriter::with_chart`]) and every row.
 //!
+//! `parquet` and `arrow` are binary ([`Format::binary`]): each row is written in ndq-arrow's
+//! byte form and [`arrow::run`] turns the driver's output into record batches (their types:
+//! `ndq_arrow::column`).
+//!
 //! A float outside Decimal's range that is not finite (never produced from JSON input, but
 //! possible in arithmetic) is written as `null` / an empty field *.
 
 pub mod chart;
+#[cfg(feature = "arrow")]
+pub mod arrow;
 pub mod color;
 pub mod csv;
 pub mod json;
+#[cfg(feature = "arrow")]
+pub mod parquet;
 pub mod raw;
 pub mod table;
 
@@ -42,6 +50,8 @@ use ndq_query::{Value, unescape_json_str};
 /// An output format, as chosen with `-o/--output` (the doc comments of the variants are the
 /// `--help` text of its values).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+// Without the `arrow` feature the binary formats are never offered nor made.
+#[cfg_attr(not(feature = "arrow"), allow(dead_code))]
 pub enum Format {
     /// One JSON object per row.
     Json,
@@ -59,6 +69,12 @@ pub enum Format {
     /// time() buckets; sized to the terminal (COLUMNS, LINES; 80x24 in a pipe).
     // (It needs all rows before drawing any.)
     Chart,
+    /// A Parquet file, with typed columns (stdout must not be a terminal).
+    #[cfg_attr(not(feature = "arrow"), value(skip))]
+    Parquet,
+    /// An Arrow IPC stream, with typed columns (stdout must not be a terminal).
+    #[cfg_attr(not(feature = "arrow"), value(skip))]
+    Arrow,
 }
 
 impl Format {
@@ -66,6 +82,36 @@ impl Format {
     pub fn streams(self) -> bool {
         !matches!(self, Format::Table | Format::Chart)
     }
+
+    /// Whether the format is binary (`parquet`, `arrow`): never for a terminal, never for
+    /// whole lines (`select *`).
+    pub fn binary(self) -> bool {
+        matches!(self, Format::Parquet | Format::Arrow)
+    }
+
+    /// `-o NAME` of a binary format, for messages.
+    pub fn flag(self) -> &'static str {
+        match self {
+            Format::Arrow => "-o arrow",
+            _ => "-o parquet",
+        }
+    }
+}
+
+/// Run `plan` and write its rows to `out` in `format`: [`crate::driver::run`], through
+/// [`arrow::run`] for the binary formats.
+pub fn run(
+    opts: &crate::driver::RunOptions,
+    plan: &ndq_query::Plan,
+    inputs: &crate::driver::Inputs,
+    format: Format,
+    out: &mut dyn std::io::Write,
+) -> anyhow::Result<crate::driver::Stats> {
+    #[cfg(feature = "arrow")]
+    if format.binary() {
+        return arrow::run(opts, plan, inputs, format, out);
+    }
+    crate::driver::run(opts, plan, inputs, format, out)
 }
 
 /// Writes rows of a streaming format ([`Format::streams`]).
@@ -126,7 +172,12 @@ impl RowWriter {
         match self.format {
             Format::Csv => csv::header(&self.columns, b',', out),
             Format::Tsv => csv::header(&self.columns, b'\t', out),
-            Format::Json | Format::Raw | Format::Table | Format::Chart => {}
+            Format::Json
+            | Format::Raw
+            | Format::Table
+            | Format::Chart
+            | Format::Parquet
+            | Format::Arrow => {}
         }
     }
 
@@ -143,6 +194,12 @@ impl RowWriter {
             Format::Csv => csv::row(row, b',', out),
             Format::Tsv => csv::row(row, b'\t', out),
             Format::Raw => raw::row(row, out),
+            #[cfg(feature = "arrow")]
+            Format::Parquet | Format::Arrow => ndq_arrow::encode_row(row, out),
+            #[cfg(not(feature = "arrow"))]
+            Format::Parquet | Format::Arrow => {
+                unreachable!("not offered without the arrow feature")
+            }
             // Table rows are rendered together; a lone row is rendered as a table of one.
             Format::Table => {
                 let owned: Vec<Vec<Value<'_>>> = vec![row.to_vec()];
