@@ -66,6 +66,7 @@ fn run(mut args: cli::Args) -> Result<(), Failure> {
         progress_after: config.progress_after,
         color: config.color_stderr,
         color_stdout: config.color_stdout,
+        zones: config.zones.clone(),
         ..driver::RunOptions::default()
     };
     let stdout = io::stdout();

@@ -14,8 +14,9 @@
 use std::any::Any;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use ndq_query::{Accumulator, Prefilter, Value};
+use ndq_query::{Accumulator, Prefilter, TimeRange, Value, leading_time};
 
+use super::zones::{self, Zone};
 use crate::messages::Rejection;
 
 /// Cut `data` into slices of about `target` bytes ending at line boundaries. Concatenated,
@@ -76,6 +77,30 @@ pub struct ChunkOut {
     /// A step's own partial result ([`super::Mode::Parts`]), folded in chunk order by
     /// [`LineStep::fold`].
     pub part: Option<Box<dyn Any + Send>>,
+    /// The zones of the chunk's lines, when asked for ([`TimeCheck::index`]) and the chunk
+    /// was read to its end.
+    pub zones: Option<Vec<Zone>>,
+}
+
+/// What a chunk does with its lines' leading times ([`ndq_query::leading_time`]).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct TimeCheck<'a> {
+    /// Rule out a line whose leading time is outside the query's range, unread (only where
+    /// lines may be skipped unvalidated, as with the prefilter).
+    pub range: Option<&'a TimeRange>,
+    /// Record the zones of the chunk's lines ([`super::zones`]).
+    pub index: Option<Index<'a>>,
+}
+
+/// Where a chunk lies in its file, for its zones.
+#[derive(Clone, Copy, Debug)]
+pub struct Index<'a> {
+    /// The chunk's offset in its file.
+    pub base: u64,
+    /// The time property's key.
+    pub key: &'a [u8],
+    /// Bytes per block.
+    pub block: u64,
 }
 
 /// The query's work on one non-blank line.
@@ -120,12 +145,13 @@ const STOP_CHECK: u64 = 64;
 const PREFILTER_CHECK: u64 = 256;
 
 /// Run `step` over every line of `data` (with `filter`: over every line it does not rule
-/// out).
+/// out; with `time.range`, over every line whose leading time it does not rule out).
 pub fn scan<S: LineStep>(
     step: &mut S,
     data: &[u8],
     limits: &Limits<'_>,
     filter: Option<&Prefilter>,
+    time: &TimeCheck<'_>,
 ) -> ChunkOut {
     let mut out = step.begin();
     if limits.rows == Some(0) || limits.stop.load(Ordering::Relaxed) < limits.index {
@@ -135,6 +161,8 @@ pub fn scan<S: LineStep>(
     // is where `rest` starts whenever the search is on.
     let mut search = filter.map(|f| f.candidates(data));
     let mut rest = data;
+    // The offsets of the malformed lines, for the zones.
+    let mut bad = Vec::new();
     while !rest.is_empty() {
         if search.is_some()
             && out.lines > 0
@@ -175,9 +203,19 @@ pub fn scan<S: LineStep>(
         if is_blank(line) {
             continue;
         }
+        if let Some(range) = time.range
+            && let Some(t) = leading_time(line, range.key().as_bytes())
+            && range.rules_out(&t)
+        {
+            out.skipped += 1;
+            continue;
+        }
         out.lines += 1;
         let rows_before = out.rows;
         if let Err(reason) = step.step(line, &mut out) {
+            if time.index.is_some() {
+                bad.push(line.as_ptr() as usize - data.as_ptr() as usize);
+            }
             out.malformed += 1;
             if out.first_bad.is_none() {
                 out.first_bad = Some((out.line_count, reason));
@@ -203,6 +241,11 @@ pub fn scan<S: LineStep>(
         }
     }
     out.bytes = (data.len() - rest.len()) as u64;
+    if let Some(ix) = time.index
+        && rest.is_empty()
+    {
+        out.zones = Some(zones::index(data, ix.base, ix.key, ix.block, &bad));
+    }
     out
 }
 
@@ -266,7 +309,7 @@ pub mod tests {
     }
 
     fn scan_all(step: &mut Fake, data: &[u8], limits: &Limits<'_>) -> ChunkOut {
-        scan(step, data, limits, None)
+        scan(step, data, limits, None, &TimeCheck::default())
     }
 
     fn limits(stop: &AtomicUsize) -> Limits<'_> {
@@ -284,7 +327,15 @@ pub mod tests {
         let filter = plan.prefilter().unwrap();
         let stop = AtomicUsize::new(usize::MAX);
         let lines = |n: usize, text: &str| text.repeat(n).into_bytes();
-        let run = |data: &[u8]| scan(&mut Fake, data, &limits(&stop), Some(filter));
+        let run = |data: &[u8]| {
+            scan(
+                &mut Fake,
+                data,
+                &limits(&stop),
+                Some(filter),
+                &TimeCheck::default(),
+            )
+        };
 
         // Half the lines ruled out: the prefilter stays on to the end.
         let mixed = lines(300, "{hit}\n{no}\n");

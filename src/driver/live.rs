@@ -70,6 +70,7 @@ pub fn live<R>(
         limit: plan.limit(),
         offset: plan.offset(),
         filter,
+        time: Default::default(),
     };
     if mode == Mode::Stream {
         let mut header = Vec::new();
@@ -113,7 +114,7 @@ where
         name: &str,
         line: &mut u64,
     ) -> anyhow::Result<bool> {
-        Ok(self.driver.block(data, index, name, line)? == Flow::More)
+        Ok(self.driver.block(data, None, index, name, line)? == Flow::More)
     }
 
     fn out(&mut self) -> &mut dyn Write {

@@ -42,12 +42,14 @@ fn fake_run_paged(
         chunk_size: chunk,
         window,
         prefilter: true,
+        zones: None,
     };
     let facts = QueryFacts {
         mode: Mode::Lines,
         limit,
         offset,
         filter: None,
+        time: Default::default(),
     };
     let inputs = Inputs::open(paths).expect("inputs open");
     let mut out = Vec::new();
@@ -410,12 +412,14 @@ fn a_file_cut_short_while_read_is_an_error_not_a_crash() {
         chunk_size: None,
         window: 1000,
         prefilter: true,
+        zones: None,
     };
     let facts = QueryFacts {
         mode: Mode::Lines,
         limit: None,
         offset: 0,
         filter: None,
+        time: Default::default(),
     };
     let inputs = Inputs::open(std::slice::from_ref(&path)).expect("inputs open");
     // The first window (under 1000 bytes) lies in the first page, which stays readable.
