@@ -7,4 +7,5 @@ mod docs;
 mod follow;
 mod golden;
 mod keys;
+mod time;
 mod util;

@@ -128,7 +128,7 @@ impl TimeRange {
     /// `text_lo..=text_hi` (byte order) can pass `where`: the range cannot meet a zone of
     /// such times.
     pub fn outside(&self, lo: i128, hi: i128, text_lo: &[u8], text_hi: &[u8]) -> bool {
-        if hi < self.lo || lo > self.hi {
+        if self.lo > self.hi || hi < self.lo || lo > self.hi {
             return true;
         }
         if let Some((b, inclusive)) = &self.text_lo {
@@ -265,6 +265,12 @@ fn collect(e: &Ex, range: &mut Option<TimeRange>) {
             collect(b, range);
         }
         Ex::Cmp(op, a, b) => {
+            if !matches!(
+                op,
+                BinOp::Eq | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge
+            ) {
+                return;
+            }
             let (op, s, c) = match (side(a), side(b)) {
                 (Some(s), _) if constant(b).is_some() => (*op, s, b),
                 (_, Some(s)) if constant(a).is_some() => (flip(*op), s, a),
@@ -304,5 +310,107 @@ fn collect(e: &Ex, range: &mut Option<TimeRange>) {
             }
         }
         _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Plan, TimeOptions};
+
+    fn range(query: &str) -> Option<TimeRange> {
+        Plan::compile(query).unwrap().time_range().cloned()
+    }
+
+    fn instant(s: &str) -> i128 {
+        parse_text(s).unwrap()
+    }
+
+    #[test]
+    fn leading_time_only_from_a_plain_first_member() {
+        let t = |line: &str| leading_time(line.as_bytes(), b"@t").map(|s| s.text.to_vec());
+        let want = Some(b"2026-11-21T10:00:00Z".to_vec());
+        assert_eq!(t(r#"{"@t":"2026-11-21T10:00:00Z","a":1}"#), want);
+        assert_eq!(t(r#" { "@t" : "2026-11-21T10:00:00Z" } "#), want);
+        for no in [
+            r#"{"a":1,"@t":"2026-11-21T10:00:00Z"}"#,
+            r#"{"@\u0074":"2026-11-21T10:00:00Z"}"#,
+            r#"{"@t":"2026-11-21T10:00:00\u005a"}"#,
+            r#"{"@t":1795255200}"#,
+            r#"{"@t":"soon"}"#,
+            r#"{"@t":"2026-11-21T10:00:00Z" x}"#,
+            r#"{"@t":"2026-11-21T10:00:00Z"#,
+            r#"{"@tt":"2026-11-21T10:00:00Z"}"#,
+            r#"[{"@t":"2026-11-21T10:00:00Z"}]"#,
+            "",
+        ] {
+            assert_eq!(t(no), None, "{no}");
+        }
+        let s = leading_time(br#"{"@t":"2026-11-21T12:00:00+02:00"}"#, b"@t").unwrap();
+        assert_eq!(s.instant, instant("2026-11-21T10:00:00Z"));
+    }
+
+    #[test]
+    fn bounds_from_since_until_and_where() {
+        let time = TimeOptions {
+            since: Some(instant("2026-11-21T10:00:00Z")),
+            until: Some(instant("2026-11-21T11:00:00Z")),
+            ..TimeOptions::default()
+        };
+        let r = Plan::compile_with("select count(*)", &time)
+            .unwrap()
+            .time_range()
+            .cloned()
+            .unwrap();
+        assert_eq!(r.key(), "@t");
+        assert_eq!((r.lo, r.hi), (time.since.unwrap(), time.until.unwrap() - 1));
+
+        let r = range("select * where datetime('2026-11-21T10:00:00Z') < @t and x = 1").unwrap();
+        assert_eq!(
+            (r.lo, r.hi),
+            (instant("2026-11-21T10:00:00Z") + 1, i128::MAX)
+        );
+        let r = range("select * where @t >= '2026-11-21T10' and @t <= '2026-11-22'").unwrap();
+        assert_eq!(r.text_lo, Some((b"2026-11-21T10".to_vec(), true)));
+        assert_eq!(r.text_hi, Some((b"2026-11-22".to_vec(), true)));
+        let r = range("select * where datetime(ts) = '2026-11-21T10:00:00+01:00'").unwrap();
+        assert_eq!(
+            (r.key(), r.lo, r.hi),
+            ("ts", instant("2026-11-21T09:00:00Z"), r.lo)
+        );
+        let r = range("select * where datetime(@t) >= datetime('2026-11-21') + 1h").unwrap();
+        assert_eq!(r.lo, instant("2026-11-21T01:00:00Z"));
+        // The first key bounded is the one kept.
+        let r = range("select * where @t > datetime('2026-11-21') and b < datetime('2026-11-20')");
+        assert_eq!(r.unwrap().key(), "@t");
+        for none in [
+            "select * where @t >= datetime('2026-11-21') or x = 1",
+            "select * where not @t < datetime('2026-11-21')",
+            "select * where @t <> datetime('2026-11-21')",
+            "select * where a.b >= datetime('2026-11-21')",
+            "select * where @t >= x",
+            "select count(*)",
+        ] {
+            assert_eq!(range(none), None, "{none}");
+        }
+    }
+
+    #[test]
+    fn a_range_rules_out_what_lies_outside() {
+        let r =
+            range("select * where @t >= datetime('2026-11-21T10:00:00Z') and @t < '2026-11-21T11'")
+                .unwrap();
+        let at = |s: &'static str| Stamp {
+            text: s.as_bytes(),
+            instant: instant(s),
+        };
+        assert!(r.rules_out(&at("2026-11-21T09:59:59.999Z")));
+        assert!(!r.rules_out(&at("2026-11-21T10:00:00Z")));
+        assert!(!r.rules_out(&at("2026-11-21T10:59:59Z")));
+        assert!(r.rules_out(&at("2026-11-21T11:00:00Z")));
+        // Text order: the same instant written with an offset is a later text.
+        assert!(r.rules_out(&at("2026-11-21T12:30:00+02:00")));
+        let empty = range("select * where datetime(@t) > now() and datetime(@t) < now()").unwrap();
+        assert!(empty.outside(i128::MIN, i128::MAX, b"", b"\xff"));
     }
 }
