@@ -14,7 +14,7 @@
 use std::any::Any;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use ndq_query::{Accumulator, Prefilter, TimeRange, Value, leading_time};
+use ndq_query::{Accumulator, Prefilter, TimeRange, TimeReader, Value};
 
 use super::zones::{self, Zone};
 use crate::messages::Rejection;
@@ -159,10 +159,23 @@ pub fn scan<S: LineStep>(
     }
     // The candidate lines, in order; the search goes on from just after the last one, which
     // is where `rest` starts whenever the search is on.
-    let mut search = filter.map(|f| f.candidates(data));
+    // Zones are built from every line: the candidate search, which jumps over lines, is off.
+    let mut zones = time.index.map(|ix| zones::Builder::new(ix.base, ix.block));
+    let mut search = filter
+        .filter(|_| zones.is_none())
+        .map(|f| f.candidates(data));
     let mut rest = data;
-    // The offsets of the malformed lines, for the zones.
-    let mut bad = Vec::new();
+    // The key of the leading times, and whether the zones' key is another.
+    let key = time
+        .range
+        .map(|r| r.key().as_bytes())
+        .or(time.index.map(|ix| ix.key));
+    let mut reader = key.map(TimeReader::new);
+    let mut other = time
+        .index
+        .map(|ix| ix.key)
+        .filter(|&k| Some(k) != key)
+        .map(TimeReader::new);
     while !rest.is_empty() {
         if search.is_some()
             && out.lines > 0
@@ -200,12 +213,24 @@ pub fn scan<S: LineStep>(
         if let [head @ .., b'\r'] = line {
             line = head;
         }
-        if is_blank(line) {
+        let blank = is_blank(line);
+        let stamp = match &mut reader {
+            Some(r) if !blank => r.read(line),
+            _ => None,
+        };
+        if let Some(z) = &mut zones {
+            let at = line.as_ptr() as usize - data.as_ptr() as usize;
+            let zs = match &mut other {
+                Some(r) if !blank => r.read(line),
+                _ => stamp,
+            };
+            z.line(at, blank, zs);
+        }
+        if blank {
             continue;
         }
-        if let Some(range) = time.range
-            && let Some(t) = leading_time(line, range.key().as_bytes())
-            && range.rules_out(&t)
+        if let (Some(range), Some(t)) = (time.range, &stamp)
+            && range.rules_out(t)
         {
             out.skipped += 1;
             continue;
@@ -213,8 +238,8 @@ pub fn scan<S: LineStep>(
         out.lines += 1;
         let rows_before = out.rows;
         if let Err(reason) = step.step(line, &mut out) {
-            if time.index.is_some() {
-                bad.push(line.as_ptr() as usize - data.as_ptr() as usize);
+            if let Some(z) = &mut zones {
+                z.bad();
             }
             out.malformed += 1;
             if out.first_bad.is_none() {
@@ -241,10 +266,10 @@ pub fn scan<S: LineStep>(
         }
     }
     out.bytes = (data.len() - rest.len()) as u64;
-    if let Some(ix) = time.index
+    if let Some(z) = zones
         && rest.is_empty()
     {
-        out.zones = Some(zones::index(data, ix.base, ix.key, ix.block, &bad));
+        out.zones = Some(z.finish(data.len()));
     }
     out
 }

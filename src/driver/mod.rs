@@ -702,7 +702,7 @@ where
     ) -> anyhow::Result<Flow> {
         let mut work = self.work();
         if let (Some(z), Some(base)) = (&self.zones, base) {
-            work.index = Some((base, z.key().to_vec(), z.block()));
+            work.index = Some((base, z.key().to_vec(), z.block(), z.covered()));
         }
         let (chunks, outs) = work.block(data);
         self.absorb(outs, Some(&chunks), index, name, line)
@@ -991,8 +991,9 @@ struct Work<'w, S, F> {
     chunk_size: Option<usize>,
     /// Lines whose leading time is outside it are skipped.
     range: Option<&'w TimeRange>,
-    /// Record zones: the block's offset in its file, the key, the block size.
-    index: Option<(u64, Vec<u8>, u64)>,
+    /// Record zones: the block's offset in its file, the key, the block size, and where the
+    /// zones kept from the cache end (chunks before it are not indexed again).
+    index: Option<(u64, Vec<u8>, u64, u64)>,
 }
 
 /// Output bytes a compressed file evaluated ahead of its turn may queue before its
@@ -1074,15 +1075,24 @@ where
         let time = TimeCheck {
             range: self.range,
             index: match (&self.index, base) {
-                (Some((_, key, block)), Some(base)) => Some(chunk::Index {
-                    base,
-                    key,
-                    block: *block,
-                }),
+                (Some((_, key, block, covered)), Some(base))
+                    if base + c.len() as u64 > *covered =>
+                {
+                    Some(chunk::Index {
+                        base,
+                        key,
+                        block: *block,
+                    })
+                }
                 _ => None,
             },
         };
-        chunk::scan(step, c, &limits, self.filter, &time)
+        let mut out = chunk::scan(step, c, &limits, self.filter, &time);
+        if time.index.is_none() && self.index.is_some() && base.is_some() {
+            // Before the zones kept from the cache: nothing to add.
+            out.zones = Some(Vec::new());
+        }
+        out
     }
 
     /// Evaluate one block on the pool, chunk by chunk.
@@ -1093,7 +1103,7 @@ where
         let chunks = chunk::split(data, target);
         let stop = AtomicUsize::new(usize::MAX);
         let base = |c: &[u8]| {
-            let (at, _, _) = self.index.as_ref()?;
+            let (at, _, _, _) = self.index.as_ref()?;
             Some(at + (c.as_ptr() as usize - data.as_ptr() as usize) as u64)
         };
         let outs = self.pool.install(|| {

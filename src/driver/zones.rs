@@ -44,8 +44,11 @@ use std::io::Write as _;
 use std::os::unix::fs::{FileExt as _, MetadataExt as _};
 use std::path::{Path, PathBuf};
 
-use ndq_query::{TimeRange, leading_time};
+use ndq_query::TimeRange;
+#[cfg(test)]
+use ndq_query::leading_time;
 
+#[cfg(test)]
 use super::chunk::is_blank;
 
 /// Where zone maps live and how large their blocks are.
@@ -145,24 +148,93 @@ pub fn append(all: &mut Vec<Zone>, zones: Vec<Zone>) {
     }
 }
 
+/// The zones of a chunk's lines, built line by line as the chunk loop meets them (in order),
+/// each line's leading time read once for both its zone and the range check. The least and
+/// greatest texts stay slices of the chunk until their zone is done.
+#[derive(Debug)]
+pub struct Builder<'d> {
+    base: u64,
+    block: u64,
+    zones: Vec<Zone>,
+    /// The zone being built, and its least and greatest texts.
+    current: Option<(Zone, &'d [u8], &'d [u8])>,
+}
+
+impl<'d> Builder<'d> {
+    /// For a chunk at offset `base` of its file, blocks of `block` bytes.
+    pub fn new(base: u64, block: u64) -> Builder<'d> {
+        Builder {
+            base,
+            block: block.max(1),
+            zones: Vec::new(),
+            current: None,
+        }
+    }
+
+    fn close(&mut self, end: u64) {
+        if let Some((mut z, lo, hi)) = self.current.take() {
+            z.end = end;
+            z.text_lo = lo.to_vec();
+            z.text_hi = hi.to_vec();
+            self.zones.push(z);
+        }
+    }
+
+    /// The next line, at offset `at` of the chunk: blank, or with this leading time.
+    #[inline]
+    pub fn line(&mut self, at: usize, blank: bool, stamp: Option<ndq_query::Stamp<'d>>) {
+        let offset = self.base + at as u64;
+        let b = offset / self.block;
+        if self.current.as_ref().is_none_or(|(z, _, _)| z.block != b) {
+            self.close(offset);
+            self.current = Some((Zone::new(b, offset), &[], &[]));
+        }
+        let Some((z, lo, hi)) = &mut self.current else {
+            return;
+        };
+        z.lines += 1;
+        if blank {
+            return;
+        }
+        match stamp {
+            Some(t) => {
+                if z.filled == 0 || t.text < *lo {
+                    *lo = t.text;
+                }
+                if z.filled == 0 || t.text > *hi {
+                    *hi = t.text;
+                }
+                z.lo = z.lo.min(t.instant);
+                z.hi = z.hi.max(t.instant);
+            }
+            None => z.known = false,
+        }
+        z.filled += 1;
+    }
+
+    /// The last line given was found malformed.
+    pub fn bad(&mut self) {
+        if let Some((z, _, _)) = &mut self.current {
+            z.known = false;
+        }
+    }
+
+    /// The zones, the chunk having been read to its end (`len` bytes).
+    pub fn finish(mut self, len: usize) -> Vec<Zone> {
+        self.close(self.base + len as u64);
+        self.zones
+    }
+}
+
 /// The zones of the lines of `data` (whole lines, the last maybe without its newline), which
 /// starts at offset `base` of its file; `bad` holds the offsets in `data` of the lines found
-/// malformed.
-pub fn index(data: &[u8], base: u64, key: &[u8], block: u64, bad: &[usize]) -> Vec<Zone> {
-    let block = block.max(1);
-    let mut zones: Vec<Zone> = Vec::new();
-    let mut bad = bad.iter().peekable();
+/// malformed. (What the chunk loop builds, without the loop.)
+#[cfg(test)]
+fn index(data: &[u8], base: u64, key: &[u8], block: u64, bad: &[usize]) -> Vec<Zone> {
+    let mut b = Builder::new(base, block);
     let mut at = 0;
     while at < data.len() {
         let end = memchr::memchr(b'\n', &data[at..]).map_or(data.len(), |i| at + i + 1);
-        let offset = base + at as u64;
-        let b = offset / block;
-        if zones.last().is_none_or(|z| z.block != b) {
-            zones.push(Zone::new(b, offset));
-        }
-        let Some(z) = zones.last_mut() else { break };
-        z.end = base + end as u64;
-        z.lines += 1;
         let mut line = &data[at..end];
         if let [head @ .., b'\n'] = line {
             line = head;
@@ -170,29 +242,14 @@ pub fn index(data: &[u8], base: u64, key: &[u8], block: u64, bad: &[usize]) -> V
         if let [head @ .., b'\r'] = line {
             line = head;
         }
-        if !is_blank(line) {
-            while bad.next_if(|&&p| p < at).is_some() {}
-            if bad.next_if(|&&p| p == at).is_some() {
-                z.known = false;
-            }
-            match leading_time(line, key) {
-                Some(t) => {
-                    if z.filled == 0 || t.text < z.text_lo.as_slice() {
-                        z.text_lo = t.text.to_vec();
-                    }
-                    if z.filled == 0 || t.text > z.text_hi.as_slice() {
-                        z.text_hi = t.text.to_vec();
-                    }
-                    z.lo = z.lo.min(t.instant);
-                    z.hi = z.hi.max(t.instant);
-                }
-                None => z.known = false,
-            }
-            z.filled += 1;
+        let blank = is_blank(line);
+        b.line(at, blank, leading_time(line, key));
+        if bad.contains(&at) {
+            b.bad();
         }
         at = end;
     }
-    zones
+    b.finish(data.len())
 }
 
 /// What identifies a file's contents without reading them.

@@ -33,7 +33,7 @@ use std::cmp::Ordering;
 
 use crate::ir::Ex;
 use crate::parse::{BinOp, Seg};
-use crate::time::{TimeFn, parse_fixed, parse_text};
+use crate::time::{TimeFn, fixed_instant, fixed_seconds, parse_text};
 use crate::timefn;
 use crate::value::Val;
 
@@ -59,44 +59,109 @@ fn blanks(b: &[u8], mut i: usize) -> usize {
 }
 
 /// The leading time of `line` under `key` (see the module docs); `key` must hold no `"`,
-/// backslash or control character.
-#[inline]
+/// backslash or control character. The reference for [`TimeReader::read`].
 pub fn leading_time<'a>(line: &'a [u8], key: &[u8]) -> Option<Stamp<'a>> {
-    let mut i = blanks(line, 0);
-    if line.get(i) != Some(&b'{') {
-        return None;
+    TimeReader::new(key).read(line)
+}
+
+/// Reads the leading times of line after line: the common spelling of the start of a line
+/// (`{"KEY":"`) is recognised with one comparison, and the seconds of the last time read are
+/// remembered, since neighbouring lines of a log mostly share them (only the fraction and the
+/// offset are read again: [`crate::time`]'s `fixed_seconds` depends on the first 19 bytes
+/// alone).
+#[derive(Clone, Debug)]
+pub struct TimeReader<'k> {
+    key: &'k [u8],
+    /// `{"KEY":"`, and its first up to 8 bytes as a number with the mask of its length.
+    prefix: Vec<u8>,
+    word: u64,
+    mask: u64,
+    /// The first 19 bytes of the last time read, and the seconds they name.
+    last: [u8; 19],
+    last_secs: Option<i64>,
+}
+
+impl<'k> TimeReader<'k> {
+    /// A reader of the leading times under `key`.
+    pub fn new(key: &'k [u8]) -> TimeReader<'k> {
+        let prefix = [&b"{\""[..], key, b"\":\""].concat();
+        let mut head = [0u8; 8];
+        let n = prefix.len().min(8);
+        head[..n].copy_from_slice(&prefix[..n]);
+        TimeReader {
+            key,
+            word: u64::from_le_bytes(head),
+            mask: if n == 8 {
+                u64::MAX
+            } else {
+                (1u64 << (8 * n)) - 1
+            },
+            prefix,
+            last: [0; 19],
+            last_secs: None,
+        }
     }
-    i = blanks(line, i + 1);
-    if line.get(i) != Some(&b'"') {
-        return None;
+
+    /// Where the value of the first member starts (after its opening quote), when the line
+    /// starts with the member `KEY` and a string.
+    #[inline]
+    fn value_start(&self, line: &[u8]) -> Option<usize> {
+        if let Some(head) = line.first_chunk::<8>()
+            && u64::from_le_bytes(*head) & self.mask == self.word
+            && (self.prefix.len() <= 8 || line.starts_with(&self.prefix))
+        {
+            return Some(self.prefix.len());
+        }
+        let mut i = blanks(line, 0);
+        if line.get(i) != Some(&b'{') {
+            return None;
+        }
+        i = blanks(line, i + 1);
+        if line.get(i) != Some(&b'"') {
+            return None;
+        }
+        i += 1;
+        let key = self.key;
+        if line.get(i..i + key.len())? != key || line.get(i + key.len()) != Some(&b'"') {
+            return None;
+        }
+        i = blanks(line, i + key.len() + 1);
+        if line.get(i) != Some(&b':') {
+            return None;
+        }
+        i = blanks(line, i + 1);
+        (line.get(i) == Some(&b'"')).then_some(i + 1)
     }
-    i += 1;
-    if line.get(i..i + key.len())? != key || line.get(i + key.len()) != Some(&b'"') {
-        return None;
+
+    /// The leading time of `line` (see the module docs).
+    #[inline]
+    pub fn read<'a>(&mut self, line: &'a [u8]) -> Option<Stamp<'a>> {
+        let start = self.value_start(line)?;
+        let rest = line.get(start..line.len().min(start + MAX_TIME_TEXT + 1))?;
+        // The first quote ends the string unless a backslash escapes it; neither a backslash
+        // nor a control character is ever part of a text the fixed reader reads, so a text
+        // holding one is turned down below, by that reader.
+        let len = memchr::memchr(b'"', rest)?;
+        let text = &rest[..len];
+        let after = blanks(line, start + len + 1);
+        if !matches!(line.get(after), Some(b',' | b'}')) {
+            return None;
+        }
+        let head: [u8; 19] = *text.first_chunk::<19>()?;
+        let secs = match self.last_secs {
+            Some(secs) if head == self.last && text.len() >= 20 => secs,
+            _ => {
+                let secs = fixed_seconds(text)?;
+                self.last = head;
+                self.last_secs = Some(secs);
+                secs
+            }
+        };
+        Some(Stamp {
+            text,
+            instant: fixed_instant(secs, text)?,
+        })
     }
-    i = blanks(line, i + key.len() + 1);
-    if line.get(i) != Some(&b':') {
-        return None;
-    }
-    i = blanks(line, i + 1);
-    if line.get(i) != Some(&b'"') {
-        return None;
-    }
-    let start = i + 1;
-    let limit = line.len().min(start + MAX_TIME_TEXT + 1);
-    let len = line.get(start..limit)?.iter().position(|&b| b == b'"')?;
-    let text = &line[start..start + len];
-    if text.iter().any(|&b| b == b'\\' || b < 0x20) {
-        return None;
-    }
-    let after = blanks(line, start + len + 1);
-    if !matches!(line.get(after), Some(b',' | b'}')) {
-        return None;
-    }
-    Some(Stamp {
-        text,
-        instant: parse_fixed(text)?,
-    })
 }
 
 /// Bounds on the time property that every line passing `where` meets (see the module docs).
@@ -316,6 +381,7 @@ fn collect(e: &Ex, range: &mut Option<TimeRange>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::time::parse_fixed;
     use crate::{Plan, TimeOptions};
 
     fn range(query: &str) -> Option<TimeRange> {
@@ -348,6 +414,29 @@ mod tests {
         }
         let s = leading_time(br#"{"@t":"2026-11-21T12:00:00+02:00"}"#, b"@t").unwrap();
         assert_eq!(s.instant, instant("2026-11-21T10:00:00Z"));
+    }
+
+    proptest::proptest! {
+        /// The reader, remembering seconds from line to line, reads each line's time as the
+        /// fixed reader does.
+        #[test]
+        fn reader_agrees_with_the_fixed_reader(
+            times in proptest::collection::vec(
+                "2026-(02|11)-(2[89]|30) ?[01]0:00:(59|60)(\\.[0-9]{0,10})?([Zz]|[+-][01][0-9]:[0-6][0-9]|)",
+                1..20,
+            )
+        ) {
+            let key = b"@t";
+            let mut reader = TimeReader::new(key);
+            for t in &times {
+                let line = format!("{{\"@t\":\"{t}\",\"x\":1}}");
+                let got = reader.read(line.as_bytes()).map(|s| s.instant);
+                proptest::prop_assert_eq!(got, parse_fixed(t.as_bytes()), "{}", t);
+                let spaced = format!(" {{ \"@t\" : \"{t}\" }}");
+                let got = reader.read(spaced.as_bytes()).map(|s| s.instant);
+                proptest::prop_assert_eq!(got, parse_fixed(t.as_bytes()), "{}", t);
+            }
+        }
     }
 
     #[test]
