@@ -158,6 +158,8 @@ pub struct Builder<'d> {
     zones: Vec<Zone>,
     /// The zone being built, and its least and greatest texts.
     current: Option<(Zone, &'d [u8], &'d [u8])>,
+    /// Where the current zone's block ends.
+    next: u64,
 }
 
 impl<'d> Builder<'d> {
@@ -168,6 +170,7 @@ impl<'d> Builder<'d> {
             block: block.max(1),
             zones: Vec::new(),
             current: None,
+            next: 0,
         }
     }
 
@@ -184,8 +187,10 @@ impl<'d> Builder<'d> {
     #[inline]
     pub fn line(&mut self, at: usize, blank: bool, stamp: Option<ndq_query::Stamp<'d>>) {
         let offset = self.base + at as u64;
-        let b = offset / self.block;
-        if self.current.as_ref().is_none_or(|(z, _, _)| z.block != b) {
+        // Lines come in order: a new zone begins only past the current block's end.
+        if self.current.is_none() || offset >= self.next {
+            let b = offset / self.block;
+            self.next = (b + 1).saturating_mul(self.block);
             self.close(offset);
             self.current = Some((Zone::new(b, offset), &[], &[]));
         }

@@ -2,7 +2,7 @@
 //! time property, as bounds that a line's time can be checked against without parsing the
 //! line ([`TimeRange`]), and the reader of a line's leading time ([`leading_time`]).
 //!
-//! # Derivation ([`derive`])
+//! # Derivation ([`derive()`])
 //!
 //! `where` keeps a line only when its condition is `true`. In a conjunction every part must be
 //! `true`, so each part that compares the time property `K` (a top-level key) with a constant
@@ -67,7 +67,7 @@ pub fn leading_time<'a>(line: &'a [u8], key: &[u8]) -> Option<Stamp<'a>> {
 /// Reads the leading times of line after line: the common spelling of the start of a line
 /// (`{"KEY":"`) is recognised with one comparison, and the seconds of the last time read are
 /// remembered, since neighbouring lines of a log mostly share them (only the fraction and the
-/// offset are read again: [`crate::time`]'s `fixed_seconds` depends on the first 19 bytes
+/// offset are read again: `fixed_seconds` of the time module depends on the first 19 bytes
 /// alone).
 #[derive(Clone, Debug)]
 pub struct TimeReader<'k> {
