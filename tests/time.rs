@@ -503,3 +503,52 @@ fn an_unreadable_or_damaged_cache_changes_nothing() {
     let blocked = f.write("blocked", "x");
     same(args, &file, &blocked, &[Way::Cache], true);
 }
+
+/// The time queries of the documents and the other suites (and a few with a prefilter as
+/// well as a range), on the committed sample repeated (six logs concatenated, 1.5 MB).
+#[test]
+fn suite_queries_on_the_sample_repeated() {
+    let f = Fixture::new();
+    let sample = std::fs::read_to_string(crate::util::sample()).expect("the sample");
+    let file = f.write("sample6.ndjson", sample.repeat(6));
+    let queries: &[&[&str]] = &[
+        &[
+            "--since",
+            "2026-11-21T00:00:01Z",
+            "--until",
+            "2026-11-21T00:00:02Z",
+            "select count(*)",
+        ],
+        &[
+            "select count(*) where @t >= datetime('2026-11-21T00:00:01Z') and @t < datetime('2026-11-21T00:00:02Z')",
+        ],
+        &["select time(1s) as second, count(*) group by second"],
+        &[
+            "--since",
+            "2026-11-21T00:00:03Z",
+            "select @t, StatusCode, Message where StatusCode >= 500",
+        ],
+        &[
+            "--until",
+            "2026-11-21T00:00:01Z",
+            "select RequestPath, Elapsed where match(Message, '/api/customers') order by Elapsed desc limit 2",
+        ],
+        &[
+            "--since",
+            "2026-11-21T00:00:02.5Z",
+            "select count(*) where Elapsed > 200",
+        ],
+        &[
+            "--since",
+            "2026-11-21T00:00:04Z",
+            "select @l, count(*), avg(Elapsed) group by @l",
+        ],
+        &["--since", "2026-11-21T00:00:04.5Z", "select *"],
+        &["select count(*) where @t < '2026-11-21T00:00:00.5'"],
+    ];
+    for (i, args) in queries.iter().enumerate() {
+        let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+        let cache = f.path(&format!("cache-{i}"));
+        same(&args, &file, &cache, &[Way::Cache, Way::NoCache], true);
+    }
+}

@@ -10,6 +10,13 @@
 //! numbers, `skipped` for the statistics), never handed to the step, and never validated. A
 //! chunk where the prefilter rules out too few lines scans its rest without it
 //! ([`PREFILTER_CHECK`]).
+//!
+//! With a time range ([`TimeCheck`]), each line's leading time is read first
+//! ([`ndq_query::TimeReader`]: its first member, when that is the time property), and a line
+//! whose leading time is outside the range is counted as `skipped` and never handed to the
+//! step: `where` cannot be true of it. Where the driver asks for zones ([`super::zones`]), the
+//! same reading of each line feeds the zone of the block the line starts in; a line the step
+//! finds malformed makes its zone unknown.
 
 use std::any::Any;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -157,10 +164,10 @@ pub fn scan<S: LineStep>(
     if limits.rows == Some(0) || limits.stop.load(Ordering::Relaxed) < limits.index {
         return out;
     }
-    // The candidate lines, in order; the search goes on from just after the last one, which
-    // is where `rest` starts whenever the search is on.
     // Zones are built from every line: the candidate search, which jumps over lines, is off.
     let mut zones = time.index.map(|ix| zones::Builder::new(ix.base, ix.block));
+    // The candidate lines, in order; the search goes on from just after the last one, which
+    // is where `rest` starts whenever the search is on.
     let mut search = filter
         .filter(|_| zones.is_none())
         .map(|f| f.candidates(data));
