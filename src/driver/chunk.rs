@@ -71,7 +71,7 @@ pub struct ChunkOut {
     pub hits: u64,
     /// Non-blank lines handed to the step.
     pub lines: u64,
-    /// Non-blank lines the prefilter ruled out (not handed to the step).
+    /// Non-blank lines the prefilter or the time range ruled out (not handed to the step).
     pub skipped: u64,
     /// Every line of the chunk, blank ones too (complete unless the chunk stopped early).
     pub line_count: u64,

@@ -170,8 +170,8 @@ pub struct Stats {
     /// Non-blank lines scanned (every line read that was not blank and not ruled out by the
     /// prefilter; with an early stop, only those actually looked at).
     pub lines: u64,
-    /// Non-blank lines the prefilter ruled out: never parsed nor validated. `lines + skipped`
-    /// is every non-blank line read.
+    /// Non-blank lines the prefilter or the time range (a line's leading time, a zone) ruled
+    /// out: never parsed nor validated. `lines + skipped` is every non-blank line.
     pub skipped: u64,
     /// Lines that passed `where`.
     pub hits: u64,
