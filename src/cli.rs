@@ -172,6 +172,15 @@ pub struct Args {
     /// Keep only lines whose time property is before T (the forms of --since)
     #[arg(long, value_name = "T", allow_hyphen_values = true)]
     pub until: Option<String>,
+
+    /// Neither use nor write the zone maps of large files
+    ///
+    /// A run that reads the time property notes the range of times in each 1 MiB block of
+    /// a file of 16 MiB or more, in $NDQ_CACHE_DIR (default $XDG_CACHE_HOME/ndq or
+    /// ~/.cache/ndq); later runs with --since/--until (or a `where` that bounds the time)
+    /// skip the blocks their range cannot meet. Answers are the same either way.
+    #[arg(long)]
+    pub no_cache: bool,
 }
 
 /// `--color`.

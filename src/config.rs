@@ -1,6 +1,6 @@
 //! The resolved configuration of a run: [`crate::cli::Args`] plus everything probed from the
 //! environment (whether stdout and stderr are terminals, `NO_COLOR`, `NDQ_SCANNER`,
-//! `NDQ_PREFILTER`, the number of cores, the CPU's AVX2). All probing happens here, once; the
+//! `NDQ_PREFILTER`, the cache directory, the number of cores, the CPU's AVX2). All probing happens here, once; the
 //! rest of the program takes a [`Config`] (or, for `ndq bench`, the probed [`Env`]).
 
 use std::path::PathBuf;
@@ -12,6 +12,7 @@ use ndq_scan::Scanner;
 use crate::cli::{Args, ColorChoice};
 use crate::driver::Engine;
 use crate::driver::progress::SHOW_AFTER;
+use crate::driver::zones::{self, ZoneOptions};
 use crate::output::{Format, chart};
 
 /// What the environment looks like (separated out so tests can fake it).
@@ -35,6 +36,16 @@ pub struct Env {
     /// `NDQ_NOW` (hidden, for tests): an RFC 3339 time that `now()` and the relative forms
     /// of `--since`/`--until` use instead of the clock.
     pub now: Option<String>,
+    /// `NDQ_CACHE_DIR`: where zone maps are kept.
+    pub cache_dir: Option<String>,
+    /// `XDG_CACHE_HOME` (zone maps in its `ndq` directory when `NDQ_CACHE_DIR` is unset).
+    pub xdg_cache: Option<String>,
+    /// `HOME` (zone maps in `~/.cache/ndq` when neither is set).
+    pub home: Option<String>,
+    /// `NDQ_ZONE_BLOCK` and `NDQ_ZONE_MIN_SIZE` (undocumented, for tests): bytes per zone
+    /// and the least size of a file with a zone map, instead of 1 MiB and 16 MiB.
+    pub zone_block: Option<String>,
+    pub zone_min_size: Option<String>,
     /// Cores available.
     pub cores: usize,
     /// `COLUMNS` and `LINES` (the size of `-o chart`).
@@ -59,6 +70,11 @@ impl Env {
             prefilter: var("NDQ_PREFILTER"),
             progress_delay: var("NDQ_PROGRESS_DELAY_MS"),
             now: var("NDQ_NOW"),
+            cache_dir: var("NDQ_CACHE_DIR"),
+            xdg_cache: var("XDG_CACHE_HOME"),
+            home: var("HOME"),
+            zone_block: var("NDQ_ZONE_BLOCK"),
+            zone_min_size: var("NDQ_ZONE_MIN_SIZE"),
             cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
             columns: var("COLUMNS"),
             lines: var("LINES"),
@@ -105,6 +121,8 @@ pub struct Config {
     pub follow: Option<crate::follow::Follow>,
     /// The size of `-o chart`.
     pub chart: chart::Size,
+    /// Where zone maps are kept (`None`: `--no-cache`, or no cache directory is known).
+    pub zones: Option<ZoneOptions>,
 }
 
 impl Config {
@@ -133,7 +151,13 @@ impl Config {
                 format!("NDQ_PROGRESS_DELAY_MS: not a number of milliseconds: '{ms}'")
             })?,
         };
+        let zones = if args.no_cache {
+            None
+        } else {
+            zone_options(env)?
+        };
         Ok(Config {
+            zones,
             query: args.query.unwrap_or_default(),
             inputs: args.inputs,
             format,
@@ -208,6 +232,36 @@ fn time_options(args: &Args, env: &Env) -> Result<TimeOptions, String> {
         time_field: args.time_field.clone().unwrap_or_else(|| "@t".to_owned()),
         zone,
     })
+}
+
+/// Where zone maps are kept: `NDQ_CACHE_DIR`, else `$XDG_CACHE_HOME/ndq` (an absolute
+/// path, as the XDG spec asks), else `$HOME/.cache/ndq`; `None` when none is set.
+fn zone_options(env: &Env) -> Result<Option<ZoneOptions>, String> {
+    let set = |v: &Option<String>| v.as_deref().filter(|v| !v.is_empty()).map(PathBuf::from);
+    let dir = set(&env.cache_dir)
+        .or_else(|| {
+            set(&env.xdg_cache)
+                .filter(|p| p.is_absolute())
+                .map(|p| p.join("ndq"))
+        })
+        .or_else(|| set(&env.home).map(|h| h.join(".cache").join("ndq")));
+    let bytes = |name: &str, v: &Option<String>, default: u64| -> Result<u64, String> {
+        match v.as_deref() {
+            None | Some("") => Ok(default),
+            Some(n) => n
+                .parse::<u64>()
+                .ok()
+                .filter(|&n| n > 0)
+                .ok_or_else(|| format!("{name}: not a positive number of bytes: '{n}'")),
+        }
+    };
+    let block = bytes("NDQ_ZONE_BLOCK", &env.zone_block, zones::BLOCK)?;
+    let min_size = bytes("NDQ_ZONE_MIN_SIZE", &env.zone_min_size, zones::MIN_SIZE)?;
+    Ok(dir.map(|dir| ZoneOptions {
+        dir,
+        block,
+        min_size,
+    }))
 }
 
 /// Whether to colour a stream (`tty`: it is a terminal), one decision per stream: `--color
@@ -315,6 +369,50 @@ mod tests {
             config(&["q"], &bad_now)
                 .unwrap_err()
                 .starts_with("NDQ_NOW: ")
+        );
+    }
+
+    #[test]
+    fn cache_dir_from_ndq_cache_dir_then_xdg_then_home() {
+        let dir = |e: &Env, args: &[&str]| config(args, e).unwrap().zones.map(|z| z.dir);
+        let home = Env {
+            home: Some("/home/u".into()),
+            ..env()
+        };
+        assert_eq!(
+            dir(&home, &["q"]),
+            Some(PathBuf::from("/home/u/.cache/ndq"))
+        );
+        let xdg = Env {
+            xdg_cache: Some("/xdg".into()),
+            ..home.clone()
+        };
+        assert_eq!(dir(&xdg, &["q"]), Some(PathBuf::from("/xdg/ndq")));
+        let relative = Env {
+            xdg_cache: Some("rel".into()),
+            ..home.clone()
+        };
+        assert_eq!(
+            dir(&relative, &["q"]),
+            Some(PathBuf::from("/home/u/.cache/ndq"))
+        );
+        let moved = Env {
+            cache_dir: Some("/tmp/c".into()),
+            ..xdg.clone()
+        };
+        assert_eq!(dir(&moved, &["q"]), Some(PathBuf::from("/tmp/c")));
+        assert_eq!(dir(&moved, &["--no-cache", "q"]), None);
+        assert_eq!(dir(&env(), &["q"]), None);
+        let z = config(&["q"], &moved).unwrap().zones.unwrap();
+        assert_eq!((z.block, z.min_size), (zones::BLOCK, zones::MIN_SIZE));
+        let bad = Env {
+            zone_block: Some("0".into()),
+            ..moved
+        };
+        assert!(
+            config(&["q"], &bad)
+                .unwrap_err()
+                .starts_with("NDQ_ZONE_BLOCK")
         );
     }
 

@@ -76,6 +76,7 @@ fn run(mut args: cli::Args) -> Result<(), Failure> {
         color: config.color_stderr,
         color_stdout: config.color_stdout,
         chart: config.chart,
+        zones: config.zones.clone(),
         ..driver::RunOptions::default()
     };
     let stdout = io::stdout();

@@ -312,6 +312,7 @@ fn a_write_error_is_exit_1_and_says_it_was_writing() {
         return; // Not Linux: nothing to write into that fails.
     };
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_ndq"))
+        .env("NDQ_CACHE_DIR", crate::util::cache_dir())
         .args(["-o", "json", "select Message"])
         .arg(sample())
         .stdout(full)
@@ -559,6 +560,7 @@ fn closed_pipe_is_quiet_success() {
     let f = Fixture::new();
     let (input, _) = generated(&f, 8 << 20);
     let mut child = Command::new(env!("CARGO_BIN_EXE_ndq"))
+        .env("NDQ_CACHE_DIR", crate::util::cache_dir())
         .args(["select *", input.to_str().unwrap()])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -597,6 +599,7 @@ fn no_progress_bar_when_stderr_is_a_pipe() {
     let f = Fixture::new();
     let (input, _) = generated(&f, 20 << 20);
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_ndq"));
+    cmd.env("NDQ_CACHE_DIR", crate::util::cache_dir());
     with_a_bar_at_once(&mut cmd).args([
         "-o",
         "raw",
@@ -687,6 +690,7 @@ fn limit_on_standard_input_stops_early() {
     let (input, total) = generated(&f, 16 << 20);
     let data = std::fs::read(&input).unwrap();
     let mut child = Command::new(env!("CARGO_BIN_EXE_ndq"))
+        .env("NDQ_CACHE_DIR", crate::util::cache_dir())
         .args(["--stats", "select @t limit 2"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

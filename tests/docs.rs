@@ -101,6 +101,7 @@ fn check(document: &str, example: &Example, bin_dir: &Path) -> Option<String> {
         .arg(&example.command)
         .current_dir(root())
         .env("PATH", std::env::join_paths(dirs).expect("PATH"))
+        .env("NDQ_CACHE_DIR", crate::util::cache_dir())
         .env_remove("NO_COLOR")
         .stdin(Stdio::null())
         .output()

@@ -10,4 +10,5 @@ mod golden;
 mod keys;
 #[cfg(feature = "arrow")]
 mod parquet;
+mod time;
 mod util;

@@ -11,6 +11,14 @@ pub fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// A cache directory for the whole test run (the zone maps of `ndq` runs go there, never to
+/// the user's cache): set as `NDQ_CACHE_DIR` for every run unless a test sets its own.
+pub fn cache_dir() -> &'static Path {
+    static DIR: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
+    DIR.get_or_init(|| tempfile::tempdir().expect("temp dir"))
+        .path()
+}
+
 /// The committed sample.
 pub fn sample() -> PathBuf {
     root().join("testdata/sample.ndjson")
@@ -95,6 +103,7 @@ impl Ndq {
         cmd.env_remove("NO_COLOR");
         // The size of `-o chart`.
         cmd.env_remove("COLUMNS").env_remove("LINES");
+        cmd.env("NDQ_CACHE_DIR", cache_dir());
         for (k, v) in &self.env {
             cmd.env(k, v);
         }

@@ -10,12 +10,20 @@
 //! numbers, `skipped` for the statistics), never handed to the step, and never validated. A
 //! chunk where the prefilter rules out too few lines scans its rest without it
 //! ([`PREFILTER_CHECK`]).
+//!
+//! With a time range ([`TimeCheck`]), each line's leading time is read first
+//! ([`ndq_query::TimeReader`]: its first member, when that is the time property), and a line
+//! whose leading time is outside the range is counted as `skipped` and never handed to the
+//! step: `where` cannot be true of it. Where the driver asks for zones ([`super::zones`]), the
+//! same reading of each line feeds the zone of the block the line starts in; a line the step
+//! finds malformed makes its zone unknown.
 
 use std::any::Any;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use ndq_query::{Accumulator, Prefilter, Value};
+use ndq_query::{Accumulator, Prefilter, TimeRange, TimeReader, Value};
 
+use super::zones::{self, Zone};
 use crate::messages::Rejection;
 
 /// Cut `data` into slices of about `target` bytes ending at line boundaries. Concatenated,
@@ -63,7 +71,7 @@ pub struct ChunkOut {
     pub hits: u64,
     /// Non-blank lines handed to the step.
     pub lines: u64,
-    /// Non-blank lines the prefilter ruled out (not handed to the step).
+    /// Non-blank lines the prefilter or the time range ruled out (not handed to the step).
     pub skipped: u64,
     /// Every line of the chunk, blank ones too (complete unless the chunk stopped early).
     pub line_count: u64,
@@ -76,6 +84,30 @@ pub struct ChunkOut {
     /// A step's own partial result ([`super::Mode::Parts`]), folded in chunk order by
     /// [`LineStep::fold`].
     pub part: Option<Box<dyn Any + Send>>,
+    /// The zones of the chunk's lines, when asked for ([`TimeCheck::index`]) and the chunk
+    /// was read to its end.
+    pub zones: Option<Vec<Zone>>,
+}
+
+/// What a chunk does with its lines' leading times ([`ndq_query::leading_time`]).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct TimeCheck<'a> {
+    /// Rule out a line whose leading time is outside the query's range, unread (only where
+    /// lines may be skipped unvalidated, as with the prefilter).
+    pub range: Option<&'a TimeRange>,
+    /// Record the zones of the chunk's lines ([`super::zones`]).
+    pub index: Option<Index<'a>>,
+}
+
+/// Where a chunk lies in its file, for its zones.
+#[derive(Clone, Copy, Debug)]
+pub struct Index<'a> {
+    /// The chunk's offset in its file.
+    pub base: u64,
+    /// The time property's key.
+    pub key: &'a [u8],
+    /// Bytes per block.
+    pub block: u64,
 }
 
 /// The query's work on one non-blank line.
@@ -120,21 +152,37 @@ const STOP_CHECK: u64 = 64;
 const PREFILTER_CHECK: u64 = 256;
 
 /// Run `step` over every line of `data` (with `filter`: over every line it does not rule
-/// out).
+/// out; with `time.range`, over every line whose leading time it does not rule out).
 pub fn scan<S: LineStep>(
     step: &mut S,
     data: &[u8],
     limits: &Limits<'_>,
     filter: Option<&Prefilter>,
+    time: &TimeCheck<'_>,
 ) -> ChunkOut {
     let mut out = step.begin();
     if limits.rows == Some(0) || limits.stop.load(Ordering::Relaxed) < limits.index {
         return out;
     }
+    // Zones are built from every line: the candidate search, which jumps over lines, is off.
+    let mut zones = time.index.map(|ix| zones::Builder::new(ix.base, ix.block));
     // The candidate lines, in order; the search goes on from just after the last one, which
     // is where `rest` starts whenever the search is on.
-    let mut search = filter.map(|f| f.candidates(data));
+    let mut search = filter
+        .filter(|_| zones.is_none())
+        .map(|f| f.candidates(data));
     let mut rest = data;
+    // The key of the leading times, and whether the zones' key is another.
+    let key = time
+        .range
+        .map(|r| r.key().as_bytes())
+        .or(time.index.map(|ix| ix.key));
+    let mut reader = key.map(TimeReader::new);
+    let mut other = time
+        .index
+        .map(|ix| ix.key)
+        .filter(|&k| Some(k) != key)
+        .map(TimeReader::new);
     while !rest.is_empty() {
         if search.is_some()
             && out.lines > 0
@@ -172,12 +220,34 @@ pub fn scan<S: LineStep>(
         if let [head @ .., b'\r'] = line {
             line = head;
         }
-        if is_blank(line) {
+        let blank = is_blank(line);
+        let stamp = match &mut reader {
+            Some(r) if !blank => r.read(line),
+            _ => None,
+        };
+        if let Some(z) = &mut zones {
+            let at = line.as_ptr() as usize - data.as_ptr() as usize;
+            let zs = match &mut other {
+                Some(r) if !blank => r.read(line),
+                _ => stamp,
+            };
+            z.line(at, blank, zs);
+        }
+        if blank {
+            continue;
+        }
+        if let (Some(range), Some(t)) = (time.range, &stamp)
+            && range.rules_out(t)
+        {
+            out.skipped += 1;
             continue;
         }
         out.lines += 1;
         let rows_before = out.rows;
         if let Err(reason) = step.step(line, &mut out) {
+            if let Some(z) = &mut zones {
+                z.bad();
+            }
             out.malformed += 1;
             if out.first_bad.is_none() {
                 out.first_bad = Some((out.line_count, reason));
@@ -203,6 +273,11 @@ pub fn scan<S: LineStep>(
         }
     }
     out.bytes = (data.len() - rest.len()) as u64;
+    if let Some(z) = zones
+        && rest.is_empty()
+    {
+        out.zones = Some(z.finish(data.len()));
+    }
     out
 }
 
@@ -266,7 +341,7 @@ pub mod tests {
     }
 
     fn scan_all(step: &mut Fake, data: &[u8], limits: &Limits<'_>) -> ChunkOut {
-        scan(step, data, limits, None)
+        scan(step, data, limits, None, &TimeCheck::default())
     }
 
     fn limits(stop: &AtomicUsize) -> Limits<'_> {
@@ -284,7 +359,15 @@ pub mod tests {
         let filter = plan.prefilter().unwrap();
         let stop = AtomicUsize::new(usize::MAX);
         let lines = |n: usize, text: &str| text.repeat(n).into_bytes();
-        let run = |data: &[u8]| scan(&mut Fake, data, &limits(&stop), Some(filter));
+        let run = |data: &[u8]| {
+            scan(
+                &mut Fake,
+                data,
+                &limits(&stop),
+                Some(filter),
+                &TimeCheck::default(),
+            )
+        };
 
         // Half the lines ruled out: the prefilter stays on to the end.
         let mixed = lines(300, "{hit}\n{no}\n");

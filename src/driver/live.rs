@@ -72,6 +72,7 @@ pub fn live<R>(
         limit: plan.limit(),
         offset: plan.offset(),
         filter,
+        time: Default::default(),
     };
     if mode == Mode::Stream {
         let mut header = Vec::new();
@@ -117,7 +118,7 @@ where
         name: &str,
         line: &mut u64,
     ) -> anyhow::Result<bool> {
-        Ok(self.driver.block(data, index, name, line)? == Flow::More)
+        Ok(self.driver.block(data, None, index, name, line)? == Flow::More)
     }
 
     fn out(&mut self) -> &mut dyn Write {

@@ -51,6 +51,7 @@ pub mod live;
 pub mod prefilter;
 pub mod progress;
 pub mod step;
+pub mod zones;
 
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom, Write};
@@ -61,7 +62,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
 use memmap2::{Mmap, MmapOptions};
-use ndq_query::{Accumulator, Kind, Plan, Prefilter, Value};
+use ndq_query::{Accumulator, Kind, Plan, Prefilter, TimeRange, Value};
 use ndq_scan::Scanner;
 use rayon::prelude::*;
 
@@ -70,8 +71,9 @@ use crate::input::{Blocks, Input, Source};
 use crate::messages::{BadLine, BadLines, Position};
 pub use crate::output::Format;
 use crate::output::{RowWriter, chart};
-use chunk::{ChunkOut, Limits, LineStep};
+use chunk::{ChunkOut, Limits, LineStep, TimeCheck};
 use progress::Progress;
+use zones::{FileZones, ZoneOptions};
 
 /// How lines are evaluated: `--engine` of `ndq` (hidden) and of `ndq bench`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -121,6 +123,8 @@ pub struct RunOptions {
     pub prefilter: bool,
     /// The size of `-o chart`.
     pub chart: crate::output::chart::Size,
+    /// Zone maps of large files: where they are cached (`None`: none used or written).
+    pub zones: Option<ZoneOptions>,
 }
 
 impl RunOptions {
@@ -158,6 +162,7 @@ impl Default for RunOptions {
             window: WINDOW,
             prefilter: true,
             chart: crate::output::chart::Size::PIPE,
+            zones: None,
         }
     }
 }
@@ -168,8 +173,8 @@ pub struct Stats {
     /// Non-blank lines scanned (every line read that was not blank and not ruled out by the
     /// prefilter; with an early stop, only those actually looked at).
     pub lines: u64,
-    /// Non-blank lines the prefilter ruled out: never parsed nor validated. `lines + skipped`
-    /// is every non-blank line read.
+    /// Non-blank lines the prefilter or the time range (a line's leading time, a zone) ruled
+    /// out: never parsed nor validated. `lines + skipped` is every non-blank line.
     pub skipped: u64,
     /// Lines that passed `where`.
     pub hits: u64,
@@ -243,6 +248,10 @@ pub fn run(
         limit: plan.limit(),
         offset: plan.offset(),
         filter,
+        time: TimeFacts {
+            range: plan.time_range().filter(|_| opts.skips_lines()),
+            key: plan.time_key(),
+        },
     };
     let mut header = Vec::new();
     if mode == Mode::Stream {
@@ -323,6 +332,18 @@ pub struct QueryFacts<'f> {
     pub offset: u64,
     /// The lines worth handing to the steps (`None`: all).
     pub filter: Option<&'f Prefilter>,
+    /// The query's time range and time property.
+    pub time: TimeFacts<'f>,
+}
+
+/// What the driver knows of the query's times.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct TimeFacts<'f> {
+    /// Lines (and zones) whose leading time is outside it are skipped unread; `None` when
+    /// the query has none, or lines may not be skipped ([`RunOptions::skips_lines`]).
+    pub range: Option<&'f TimeRange>,
+    /// The key whose leading times zone maps record ([`Plan::time_key`]).
+    pub key: Option<&'f str>,
 }
 
 /// What [`drive`] leaves for the end of the run.
@@ -460,6 +481,8 @@ struct Driver<'r, S, F> {
     /// Bytes read from the last input read as a stream (standard input has no length to
     /// add to `done_before`).
     streamed: u64,
+    /// The zone map of the mapped file being read, when it has one.
+    zones: Option<FileZones>,
 }
 
 impl<'r, S, F> Driver<'r, S, F>
@@ -501,6 +524,7 @@ where
             progress,
             done_before: 0,
             streamed: 0,
+            zones: None,
         }
     }
 
@@ -519,7 +543,9 @@ where
     }
 
     /// A regular file, mapped window by window. `Err(Fallback)` when it cannot be mapped at
-    /// all (then it is read as a stream).
+    /// all (then it is read as a stream). With a zone map ([`zones`]), the stretches whose
+    /// zones the query's time range cannot meet are skipped unread, and the zones of what is
+    /// read are recorded.
     fn mapped(
         &mut self,
         index: usize,
@@ -530,10 +556,60 @@ where
             Ok(m) => m.len(),
             Err(e) => return Ok(Err(anyhow::Error::new(e).context(input.name.clone()))),
         };
-        let window = self.opts.window.max(1) as u64;
-        let mut start = 0u64;
+        let facts = self.facts.time;
+        self.zones = match (&self.opts.zones, facts.key) {
+            (Some(opts), Some(key)) => {
+                FileZones::open(opts, std::path::Path::new(&input.name), file, key)
+            }
+            _ => None,
+        };
+        let regions = match &self.zones {
+            Some(z) => {
+                // Zones are skipped only for a range on the zone map's key.
+                let range = facts.range.filter(|r| r.key().as_bytes() == z.key());
+                zones::regions(&z.kept, range, len)
+            }
+            None => vec![zones::Region {
+                start: 0,
+                end: len,
+                skip: None,
+            }],
+        };
         let mut line = 1u64;
-        while start < len {
+        for region in regions {
+            if let Some((lines, filled)) = region.skip {
+                line += lines;
+                self.drove.stats.skipped += filled;
+                self.progress.set(self.done_before + region.end);
+                continue;
+            }
+            match self.windows(index, input, file, len, region.start..region.end, &mut line) {
+                Ok(Ok(Flow::More)) => {}
+                other => {
+                    self.zones = None;
+                    return other;
+                }
+            }
+        }
+        if let Some(z) = self.zones.take() {
+            z.finish(file);
+        }
+        Ok(Ok(Flow::More))
+    }
+
+    /// The bytes `span` of a mapped file of `len` bytes (at line starts), window by window.
+    fn windows(
+        &mut self,
+        index: usize,
+        input: &Input,
+        file: &File,
+        len: u64,
+        span: std::ops::Range<u64>,
+        line: &mut u64,
+    ) -> Result<anyhow::Result<Flow>, Fallback> {
+        let window = self.opts.window.max(1) as u64;
+        let mut start = span.start;
+        while start < span.end {
             // A file cut short while it is read (logrotate's copytruncate) would make the
             // mapped pages past its new end fault (SIGBUS): look before each window, and stop
             // with an error instead. (A cut during a window's own scan is not caught.) The
@@ -555,7 +631,7 @@ where
             }
             let mut want = window;
             let (map, cut) = loop {
-                let end = len.min(start + want);
+                let end = span.end.min(start + want);
                 let map = match map_window(file, start, (end - start) as usize) {
                     Ok(map) => map,
                     Err(_) if start == 0 => return Err(Fallback),
@@ -563,7 +639,7 @@ where
                         return Ok(Err(anyhow::Error::new(e).context(input.name.clone())));
                     }
                 };
-                if end == len {
+                if end == span.end {
                     let n = map.len();
                     break (map, n);
                 }
@@ -576,7 +652,8 @@ where
             let _ = map.advise(memmap2::Advice::Sequential);
             let data = &map[..cut];
             let data = if start == 0 { strip_bom(data) } else { data };
-            let flow = self.block(data, index, &input.name, &mut line);
+            let base = start + (cut - data.len()) as u64;
+            let flow = self.block(data, Some(base), index, &input.name, line);
             // Unmapping tears down a page table entry per page. Done here, the workers would
             // wait for it; on the pool it overlaps the next window's chunks (so at most two
             // windows are mapped at once).
@@ -604,7 +681,7 @@ where
             let block = block.with_context(|| input.name.clone())?;
             let data = if first { strip_bom(&block) } else { &block };
             first = false;
-            let flow = self.block(data, index, &input.name, &mut line)?;
+            let flow = self.block(data, None, index, &input.name, &mut line)?;
             // A slow producer (`tail -f | ndq ...`) sees its results as they come; a fast
             // one gives large blocks, so this is rare.
             let w = &mut self.out;
@@ -619,15 +696,20 @@ where
     }
 
     /// Evaluate one window or block (line-aligned); `line` is the number of its first line,
-    /// advanced past it.
+    /// advanced past it. `base`: the window's offset in its mapped file.
     fn block(
         &mut self,
         data: &[u8],
+        base: Option<u64>,
         index: usize,
         name: &str,
         line: &mut u64,
     ) -> anyhow::Result<Flow> {
-        let (chunks, outs) = self.work().block(data);
+        let mut work = self.work();
+        if let (Some(z), Some(base)) = (&self.zones, base) {
+            work.index = Some((base, z.key().to_vec(), z.block(), z.covered()));
+        }
+        let (chunks, outs) = work.block(data);
         self.absorb(outs, Some(&chunks), index, name, line)
     }
 
@@ -654,7 +736,7 @@ where
                     };
                     let data = read_whole(file)?;
                     for c in chunk::split(strip_bom(&data), target) {
-                        outs.push(work.scan(c, i, &stop));
+                        outs.push(work.scan(c, i, &stop, None));
                         // A chunk of this file that stopped (its rows reached, a strict bad
                         // line) makes the rest of the file unnecessary too.
                         if stop.load(Ordering::Relaxed) <= i {
@@ -689,6 +771,8 @@ where
             pool: self.pool,
             threads: self.opts.threads.max(1),
             chunk_size: self.opts.chunk_size,
+            range: self.facts.time.range,
+            index: None,
         }
     }
 
@@ -787,6 +871,9 @@ where
         let strict = self.opts.strict;
         for (k, mut out) in outs.into_iter().enumerate() {
             let data = chunks.and_then(|c| c.get(k).copied());
+            if let Some(z) = &mut self.zones {
+                z.add(out.zones.take());
+            }
             let stats = &mut self.drove.stats;
             stats.lines += out.lines;
             stats.skipped += out.skipped;
@@ -864,7 +951,13 @@ where
                         stop: &stop,
                         index: 0,
                     };
-                    out = chunk::scan(&mut (self.make)(), data, &limits, None);
+                    out = chunk::scan(
+                        &mut (self.make)(),
+                        data,
+                        &limits,
+                        None,
+                        &TimeCheck::default(),
+                    );
                 }
                 if let Some(part) = out.part.take() {
                     S::fold(&mut self.drove.part, part);
@@ -901,6 +994,11 @@ struct Work<'w, S, F> {
     pool: &'w rayon::ThreadPool,
     threads: usize,
     chunk_size: Option<usize>,
+    /// Lines whose leading time is outside it are skipped.
+    range: Option<&'w TimeRange>,
+    /// Record zones: the block's offset in its file, the key, the block size, and where the
+    /// zones kept from the cache end (chunks before it are not indexed again).
+    index: Option<(u64, Vec<u8>, u64, u64)>,
 }
 
 /// Output bytes a compressed file evaluated ahead of its turn may queue before its
@@ -965,8 +1063,9 @@ where
     S: LineStep + Send,
     F: Fn() -> S + Sync,
 {
-    /// Evaluate chunk `c`, number `index` of its block, with this thread's step.
-    fn scan(&self, c: &[u8], index: usize, stop: &AtomicUsize) -> ChunkOut {
+    /// Evaluate chunk `c`, number `index` of its block, with this thread's step; `base`: its
+    /// offset in its file, when its zones are recorded.
+    fn scan(&self, c: &[u8], index: usize, stop: &AtomicUsize, base: Option<u64>) -> ChunkOut {
         let limits = Limits {
             rows: self.rows,
             strict: self.strict,
@@ -978,7 +1077,27 @@ where
             .lock()
             .unwrap_or_else(|p| p.into_inner());
         let step = slot.get_or_insert_with(self.make);
-        chunk::scan(step, c, &limits, self.filter)
+        let time = TimeCheck {
+            range: self.range,
+            index: match (&self.index, base) {
+                (Some((_, key, block, covered)), Some(base))
+                    if base + c.len() as u64 > *covered =>
+                {
+                    Some(chunk::Index {
+                        base,
+                        key,
+                        block: *block,
+                    })
+                }
+                _ => None,
+            },
+        };
+        let mut out = chunk::scan(step, c, &limits, self.filter, &time);
+        if time.index.is_none() && self.index.is_some() && base.is_some() {
+            // Before the zones kept from the cache: nothing to add.
+            out.zones = Some(Vec::new());
+        }
+        out
     }
 
     /// Evaluate one block on the pool, chunk by chunk.
@@ -988,11 +1107,15 @@ where
             .unwrap_or_else(|| (data.len() / (self.threads * 8)).clamp(64 << 10, 1 << 20));
         let chunks = chunk::split(data, target);
         let stop = AtomicUsize::new(usize::MAX);
+        let base = |c: &[u8]| {
+            let (at, _, _, _) = self.index.as_ref()?;
+            Some(at + (c.as_ptr() as usize - data.as_ptr() as usize) as u64)
+        };
         let outs = self.pool.install(|| {
             chunks
                 .par_iter()
                 .enumerate()
-                .map(|(i, c)| self.scan(c, i, &stop))
+                .map(|(i, c)| self.scan(c, i, &stop, base(c)))
                 .collect()
         });
         (chunks, outs)

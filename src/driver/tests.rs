@@ -49,6 +49,7 @@ fn fake_run_paged(
         limit,
         offset,
         filter: None,
+        time: Default::default(),
     };
     let inputs = Inputs::open(paths).expect("inputs open");
     let mut out = Vec::new();
@@ -418,6 +419,7 @@ fn a_file_cut_short_while_read_is_an_error_not_a_crash() {
         limit: None,
         offset: 0,
         filter: None,
+        time: Default::default(),
     };
     let inputs = Inputs::open(std::slice::from_ref(&path)).expect("inputs open");
     // The first window (under 1000 bytes) lies in the first page, which stays readable.

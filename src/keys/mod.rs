@@ -146,6 +146,7 @@ pub fn run(
         limit,
         offset: 0,
         filter: None,
+        time: Default::default(),
     };
     let make = || KeysStep {
         parser: Parser::new(opts.scanner),

@@ -34,10 +34,11 @@
 //! AST), `array` (where wildcards may stand, and the folds of array conditions) → `value`
 //! (values, numbers, orders), `func`, `timefn` (time functions and arithmetic on values),
 //! `fsum`, `dsum`, `doc` (the document trait) → `ir` (compiled expressions) → `prefilter`
-//! (literals of `where`) → `candidates` (the prefilter over whole chunks) → `plan` (the
-//! planner and [`Plan`]) → `eval` (one expression over one document) → `distinct` (the rows
-//! of `select distinct`) → `agg` ([`Accumulator`]) → `worker` ([`Worker`]); `columns` (what
-//! each output column is, for drawing) reads the plan only.
+//! (literals of `where`) → `candidates` (the prefilter over whole chunks) → `range` (the
+//! time range of `where`, a line's leading time) → `plan` (the planner and [`Plan`]) → `eval`
+//! (one expression over one document) → `distinct` (the rows of `select distinct`) → `agg`
+//! ([`Accumulator`]) → `worker` ([`Worker`]); `columns` (what each output column is, for
+//! drawing) reads the plan only.
 //!
 //! # Choices where the language reference is silent
 //!
@@ -275,6 +276,7 @@ mod lex;
 mod parse;
 mod plan;
 mod prefilter;
+mod range;
 mod text;
 mod time;
 mod timefn;
@@ -300,6 +302,7 @@ pub use error::{ErrorKind, QueryError};
 pub use ndq_scan::{decode_escape, unescape as unescape_json_str};
 pub use plan::{Kind, Plan};
 pub use prefilter::{Atom, Formula, MAX_LITERALS, NumAtom, Prefilter};
+pub use range::{MAX_TIME_TEXT, Stamp, TimeRange, TimeReader, leading_time};
 pub use time::{BOUND_FORMS, TimeOptions, Zone, now_nanos, parse_bound};
 pub use value::{Value, format_decimal};
 pub use worker::Worker;

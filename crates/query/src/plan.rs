@@ -25,6 +25,7 @@ use crate::ir::Extract;
 use crate::ir::{AggSpec, Case, Ex, Path, Pattern, Quant};
 use crate::parse::{self, BinOp, Expr, ExprKind, Query, Seg};
 use crate::prefilter::{self, Prefilter};
+use crate::range::{self, TimeRange};
 use crate::text;
 use crate::time::{TimeFn, TimeOptions, Zone};
 use crate::value::{Num, Val, parse_number};
@@ -75,6 +76,10 @@ pub struct Plan {
     pub(crate) prefilter: Option<Prefilter>,
     /// The zone timestamps are written in (`--tz`).
     pub(crate) zone: Zone,
+    /// What `where` requires of the time property.
+    pub(crate) range: Option<TimeRange>,
+    /// The key whose leading times a run may record ([`Plan::time_key`]).
+    pub(crate) time_key: Option<String>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -758,6 +763,17 @@ impl Plan {
     pub fn prefilter(&self) -> Option<&Prefilter> {
         self.prefilter.as_ref()
     }
+    /// What `where` (with `--since`/`--until`) requires of the time property, as bounds a
+    /// line's leading time is checked against ([`TimeRange::rules_out`]); `None` when it
+    /// bounds none.
+    pub fn time_range(&self) -> Option<&TimeRange> {
+        self.range.as_ref()
+    }
+    /// The top-level key whose leading times ([`crate::leading_time`]) say something about
+    /// this query: the time range's key, or the time property when the query reads it.
+    pub fn time_key(&self) -> Option<&str> {
+        self.time_key.as_deref()
+    }
 }
 
 /// `e` itself, or the select item it names: a bare name equal to an alias (an alias wins over
@@ -953,6 +969,14 @@ fn plan(q: &str, ast: Query, time: &TimeOptions) -> Result<Plan, QueryError> {
         (f, r) => f.or(r),
     };
     let prefilter = ast.filter.as_ref().and_then(prefilter::derive);
+    let range = filter.as_ref().and_then(range::derive);
+    // The time property read by every line that is read at all: the range's key, or the
+    // time field when the query reads it (`time(1m)`, `datetime(@t)`).
+    let time_key = match (&range, p.time_field.as_slice()) {
+        (Some(r), _) => Some(r.key().to_owned()),
+        (None, [Seg::Key(k)]) if p.keys.contains(k) && range::plain_key(k) => Some(k.clone()),
+        _ => None,
+    };
     let group_asts = p.group_by.clone();
     let group_by = group_asts
         .iter()
@@ -1050,5 +1074,7 @@ fn plan(q: &str, ast: Query, time: &TimeOptions) -> Result<Plan, QueryError> {
         order,
         prefilter,
         zone: p.zone,
+        range,
+        time_key,
     })
 }

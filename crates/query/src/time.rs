@@ -250,6 +250,14 @@ fn month_days(y: i64, m: i64) -> i64 {
 /// `None` for anything else (which may still be valid for [`parse_general`]). Never accepts
 /// what jiff rejects, and gives the same instant (a test checks this).
 pub(crate) fn parse_fixed(b: &[u8]) -> Option<i128> {
+    let secs = fixed_seconds(b)?;
+    fixed_instant(secs, b)
+}
+
+/// The first 19 bytes of the fixed form (`YYYY-MM-DDTHH:MM:SS`, at least 20 bytes given):
+/// the wall-clock seconds they name since the epoch, before the offset (a leap second read
+/// as the second before it).
+pub(crate) fn fixed_seconds(b: &[u8]) -> Option<i64> {
     // Two or four ASCII digits at `at`.
     let num = |at: usize, len: usize| -> Option<i64> {
         let digits = b.get(at..at + len)?;
@@ -264,15 +272,24 @@ pub(crate) fn parse_fixed(b: &[u8]) -> Option<i128> {
         return None;
     }
     let (y, mo, d) = (num(0, 4)?, num(5, 2)?, num(8, 2)?);
-    let (h, mi, mut s) = (num(11, 2)?, num(14, 2)?, num(17, 2)?);
+    let (h, mi, s) = (num(11, 2)?, num(14, 2)?, num(17, 2)?);
     if !(1..=12).contains(&mo) || d < 1 || d > month_days(y, mo) || h > 23 || mi > 59 || s > 60 {
         return None;
     }
     // A leap second is the second before it, as jiff reads it.
-    s = s.min(59);
+    Some(days_from_civil(y, mo, d) * 86_400 + h * 3600 + mi * 60 + s.min(59))
+}
+
+/// The instant of the fixed form `b` whose first 19 bytes name `secs` ([`fixed_seconds`]):
+/// its fraction and offset read from byte 19 on.
+pub(crate) fn fixed_instant(secs: i64, b: &[u8]) -> Option<i128> {
+    let digit = |at: usize| -> Option<i64> {
+        let c = *b.get(at)?;
+        c.is_ascii_digit().then(|| i64::from(c - b'0'))
+    };
     let mut i = 19;
     let mut frac: i64 = 0;
-    if b[i] == b'.' {
+    if *b.get(i)? == b'.' {
         let start = i + 1;
         i = start;
         while i < b.len() && b[i].is_ascii_digit() {
@@ -291,7 +308,8 @@ pub(crate) fn parse_fixed(b: &[u8]) -> Option<i128> {
     let offset_secs = match b.get(i..)? {
         [b'Z' | b'z'] => 0,
         [sign @ (b'+' | b'-'), _, _, b':', _, _] => {
-            let (oh, om) = (num(i + 1, 2)?, num(i + 4, 2)?);
+            let oh = digit(i + 1)? * 10 + digit(i + 2)?;
+            let om = digit(i + 4)? * 10 + digit(i + 5)?;
             if oh > 23 || om > 59 {
                 return None;
             }
@@ -300,8 +318,7 @@ pub(crate) fn parse_fixed(b: &[u8]) -> Option<i128> {
         }
         _ => return None,
     };
-    let secs = days_from_civil(y, mo, d) * 86_400 + h * 3600 + mi * 60 + s - offset_secs;
-    let ns = i128::from(secs) * SECOND + i128::from(frac);
+    let ns = i128::from(secs - offset_secs) * SECOND + i128::from(frac);
     in_range(ns).then_some(ns)
 }
 
