@@ -5,6 +5,8 @@
 #![deny(unsafe_code)]
 
 mod bench;
+#[cfg(feature = "arrow")]
+mod binary;
 mod cli;
 mod config;
 mod driver;
@@ -81,7 +83,12 @@ fn run(mut args: cli::Args) -> Result<(), Failure> {
     };
     let stdout = io::stdout();
     let mut out = io::BufWriter::with_capacity(256 << 10, Output(stdout.lock()));
-    let result = output::run(&opts, &plan, &inputs, config.format, &mut out);
+    let result = match config.format {
+        // Parquet and Arrow: the driver's rows typed and encoded on a thread of their own.
+        #[cfg(feature = "arrow")]
+        f if f.binary() => binary::run(&opts, &plan, &inputs, f, &mut out),
+        f => driver::run(&opts, &plan, &inputs, f, &mut out),
+    };
     let flushed = out.flush();
     drop(out);
     let stats = result?;

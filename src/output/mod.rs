@@ -26,20 +26,16 @@
 //! plan's columns ([`RowWriter::with_chart`]) and every row.
 //!
 //! `parquet` and `arrow` are binary ([`Format::binary`]): each row is written in ndq-arrow's
-//! byte form and [`arrow::run`] turns the driver's output into record batches (their types:
+//! byte form and `crate::binary::run` turns the driver's output into record batches (their types:
 //! `ndq_arrow::column`).
 //!
 //! A float outside Decimal's range that is not finite (never produced from JSON input, but
 //! possible in arithmetic) is written as `null` / an empty field *.
 
 pub mod chart;
-#[cfg(feature = "arrow")]
-pub mod arrow;
 pub mod color;
 pub mod csv;
 pub mod json;
-#[cfg(feature = "arrow")]
-pub mod parquet;
 pub mod raw;
 pub mod table;
 
@@ -96,22 +92,6 @@ impl Format {
             _ => "-o parquet",
         }
     }
-}
-
-/// Run `plan` and write its rows to `out` in `format`: [`crate::driver::run`], through
-/// [`arrow::run`] for the binary formats.
-pub fn run(
-    opts: &crate::driver::RunOptions,
-    plan: &ndq_query::Plan,
-    inputs: &crate::driver::Inputs,
-    format: Format,
-    out: &mut dyn std::io::Write,
-) -> anyhow::Result<crate::driver::Stats> {
-    #[cfg(feature = "arrow")]
-    if format.binary() {
-        return arrow::run(opts, plan, inputs, format, out);
-    }
-    crate::driver::run(opts, plan, inputs, format, out)
 }
 
 /// Writes rows of a streaming format ([`Format::streams`]).

@@ -21,6 +21,8 @@
 //! encoder (a value that does not fit its column) closes the channel, so the driver's next
 //! write fails and the run stops; the encoder's error is the one reported.
 
+mod writer;
+
 use std::io::{self, Write};
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::sync::{Arc, Mutex};
@@ -33,8 +35,8 @@ use ndq_arrow::cell::split_row;
 use ndq_query::{Kind, Plan};
 use parquet::arrow::ArrowWriter;
 
-use super::Format;
 use crate::driver::{Inputs, RunOptions, Stats};
+use crate::output::Format;
 
 /// Chunk buffers that may wait for the encoder.
 const QUEUE: usize = 8;
@@ -168,9 +170,10 @@ impl Encoding {
     fn encoder(&mut self, schema: &SchemaRef) -> anyhow::Result<&mut Encoder> {
         let encoder = match self.encoder.take() {
             Some(encoder) => encoder,
-            None if self.format == Format::Parquet => Encoder::Parquet(Box::new(
-                super::parquet::writer(self.spool.clone(), schema.clone())?,
-            )),
+            None if self.format == Format::Parquet => Encoder::Parquet(Box::new(writer::writer(
+                self.spool.clone(),
+                schema.clone(),
+            )?)),
             None => Encoder::Ipc(Box::new(StreamWriter::try_new(self.spool.clone(), schema)?)),
         };
         Ok(self.encoder.insert(encoder))

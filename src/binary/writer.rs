@@ -11,7 +11,7 @@ use parquet::arrow::ArrowWriter;
 use parquet::basic::Compression;
 use parquet::file::properties::WriterProperties;
 
-use super::arrow::Spool;
+use super::Spool;
 
 /// Rows per row group.
 pub const ROW_GROUP_ROWS: usize = 1 << 17;
