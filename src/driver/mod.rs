@@ -249,7 +249,8 @@ pub fn run(
     match mode {
         Mode::Collect => {
             let acc = drove.acc.unwrap_or_else(|| plan.accumulator());
-            write_collected(plan, &writer, acc, &mut tail);
+            // The groups are finished partition by partition on the pool.
+            pool(opts.threads.max(1))?.install(|| write_collected(plan, &writer, acc, &mut tail));
         }
         Mode::Table => writer.write_all(&drove.table, &mut tail),
         Mode::Lines | Mode::Stream | Mode::Parts => {}
@@ -455,6 +456,9 @@ struct Driver<'r, S, F> {
     /// Bytes read from the last input read as a stream (standard input has no length to
     /// add to `done_before`).
     streamed: u64,
+    /// The accumulators of a block's chunks taken so far, in order, to be merged into
+    /// `drove.acc` together ([`Driver::merge_pending`]).
+    pending: Vec<Accumulator>,
 }
 
 impl<'r, S, F> Driver<'r, S, F>
@@ -496,6 +500,7 @@ where
             progress,
             done_before: 0,
             streamed: 0,
+            pending: Vec::new(),
         }
     }
 
@@ -806,10 +811,24 @@ where
                 return Err(StrictError(bad).into());
             }
             if flow == Flow::Done {
+                self.merge_pending();
                 return Ok(Flow::Done);
             }
         }
+        self.merge_pending();
         Ok(Flow::More)
+    }
+
+    /// Merge the block's accumulators into the run's, in chunk order: an aggregation's
+    /// groups partition by partition on the pool (`Accumulator::merge_all`), while the
+    /// workers would otherwise wait for the next block.
+    fn merge_pending(&mut self) {
+        if self.pending.is_empty() {
+            return;
+        }
+        let pending = std::mem::take(&mut self.pending);
+        let total = self.drove.acc.get_or_insert_with(Accumulator::default);
+        self.pool.install(|| total.merge_all(pending));
     }
 
     /// Take one chunk's output (of the chunk `data`), in order.
@@ -866,12 +885,8 @@ where
                 }
             }
             Mode::Collect => {
-                if let Some(acc) = out.acc.take() {
-                    match &mut self.drove.acc {
-                        Some(total) => total.merge(acc),
-                        none => *none = Some(acc),
-                    }
-                }
+                // Merged with the rest of the block's, in `absorb`.
+                self.pending.extend(out.acc.take());
             }
         }
         self.drove.stats.rows += rows - skip;

@@ -267,6 +267,7 @@ mod error;
 mod eval;
 mod fsum;
 mod func;
+mod groups;
 mod ir;
 mod level;
 mod lex;
