@@ -450,14 +450,22 @@ impl Plan {
             .collect()
     }
 
-    /// One table's groups that `having` keeps, with their sort keys; at most the first `want`.
+    /// One table's groups that `having` keeps, with their sort keys; at most the first `want`
+    /// (then a group that would not be among them is passed over before anything of it is
+    /// copied).
     fn rank_groups(&self, mut table: Table<AggState>, ordered: bool, want: usize) -> Vec<Ranked> {
         let mut scratch = Scratch::default();
         let d = if ordered { self.dirs } else { 0 };
-        let mut out = Vec::new();
+        let bounded = want != usize::MAX;
+        // Bounded: the best `want` so far, the worst on top.
+        let mut best: BinaryHeap<Ranked> = BinaryHeap::new();
+        let mut all: Vec<Ranked> = Vec::new();
         let keys = self.group_by.len();
-        table.visit(self.aggs.len(), |seq, bytes, states| {
-            let group = decode_keys(bytes, keys).unwrap_or_default();
+        let mut group: Vec<Val<'_>> = Vec::with_capacity(keys);
+        let mut sort: Vec<Val<'static>> = Vec::with_capacity(self.order.len());
+        for (seq, bytes, states) in table.groups_mut(self.aggs.len()) {
+            group.clear();
+            decode_keys(bytes, keys, &mut group);
             let aggs: Vec<Val<'static>> = states
                 .iter_mut()
                 .zip(&self.aggs)
@@ -468,12 +476,29 @@ impl Plan {
                 aggs: &aggs,
                 ..Cx::default()
             };
-            let kept = match &self.having {
-                Some(h) => matches!(eval(h, NoDoc, cx, &mut scratch), Val::Bool(true)),
-                None => true,
-            };
-            if !kept {
-                return;
+            if let Some(h) = &self.having
+                && !matches!(eval(h, NoDoc, cx, &mut scratch), Val::Bool(true))
+            {
+                continue;
+            }
+            sort.clear();
+            if ordered {
+                sort.extend(
+                    self.order
+                        .iter()
+                        .map(|(ex, _)| eval(ex, NoDoc, cx, &mut scratch).into_owned()),
+                );
+            }
+            let sort_keys: &[Val<'_>] = if ordered { &sort } else { &group };
+            if bounded && best.len() >= want {
+                let better = best.peek().is_some_and(|worst| {
+                    cmp_keys(sort_keys, &worst.keys, d)
+                        .then(seq.cmp(&worst.seq))
+                        .is_lt()
+                });
+                if !better {
+                    continue;
+                }
             }
             let mut tag = Vec::new();
             if self.distinct {
@@ -481,30 +506,31 @@ impl Plan {
                     encode_key(&eval(ex, NoDoc, cx, &mut scratch), &mut tag);
                 }
             }
-            let (keys, group) = if ordered {
-                let keys = self
-                    .order
-                    .iter()
-                    .map(|(ex, _)| eval(ex, NoDoc, cx, &mut scratch).into_owned())
-                    .collect();
-                (keys, group)
+            let owned = || group.iter().map(|v| v.borrowed().into_owned()).collect();
+            let (sort_keys, group) = if ordered {
+                (std::mem::take(&mut sort), owned())
             } else {
-                (group, Vec::new())
+                (owned(), Vec::new())
             };
-            out.push(Ranked {
-                keys,
+            let ranked = Ranked {
+                keys: sort_keys,
                 seq,
                 dirs: d,
                 group,
                 aggs,
                 tag,
-            });
-            if out.len() >= want.saturating_mul(2).max(1024) {
-                keep_first(&mut out, want);
+            };
+            if bounded {
+                best.push(ranked);
+                if best.len() > want {
+                    best.pop();
+                }
+            } else {
+                all.push(ranked);
             }
-        });
-        keep_first(&mut out, want);
-        out
+        }
+        all.extend(best);
+        all
     }
 
     /// `rows` sorted (by their keys, then input order), the first `offset` left out, cut to

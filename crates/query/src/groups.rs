@@ -120,15 +120,21 @@ impl<S> Table<S> {
     }
 
     /// Each group's sequence number, bytes and `width` states, in the table's order.
-    pub fn visit(&mut self, width: usize, mut f: impl FnMut(u64, &[u8], &mut [S])) {
-        let width = width.max(1);
-        let n = self.len();
-        let mut states = self.states.chunks_mut(width);
-        for g in 0..n {
-            let end = self.starts.get(g + 1).copied().unwrap_or(self.arena.len());
-            let bytes = &self.arena[self.starts[g]..end];
-            f(self.seqs[g], bytes, states.next().unwrap_or_default());
-        }
+    pub fn groups_mut(&mut self, width: usize) -> impl Iterator<Item = (u64, &[u8], &mut [S])> {
+        let arena = &self.arena;
+        let ends = self.starts.iter().skip(1).copied().chain([arena.len()]);
+        let bytes = self.starts.iter().zip(ends).map(|(&a, b)| &arena[a..b]);
+        // Without states (`group by` alone), an empty slice for each group.
+        let states = self
+            .states
+            .chunks_mut(width.max(1))
+            .chain(std::iter::repeat_with(<&mut [S]>::default));
+        self.seqs
+            .iter()
+            .copied()
+            .zip(bytes)
+            .zip(states)
+            .map(|((seq, b), s)| (seq, b, s))
     }
 
     /// The group whose encoded key is `key`.
@@ -434,19 +440,24 @@ fn read_text<'b>(bytes: &'b [u8], at: &mut usize, same: &'b str) -> Option<Optio
     })
 }
 
-/// A group's `keys` key values from its bytes (encoded key and spelling), as the first line
-/// of the group gave them. `None` only for bytes this module did not write.
-pub(crate) fn decode_keys(bytes: &[u8], keys: usize) -> Option<Vec<Val<'static>>> {
-    let mut parts = Vec::with_capacity(keys);
-    let mut at = 0;
-    for _ in 0..keys {
-        let (tag, body, next) = encoded(bytes, at)?;
-        parts.push((tag, body));
-        at = next;
+/// A group's `keys` key values, as the first line of the group gave them, pushed onto `out`
+/// (borrowing its bytes: encoded key and spelling). Bytes this module did not write give
+/// `null`s.
+pub(crate) fn decode_keys<'b>(bytes: &'b [u8], keys: usize, out: &mut Vec<Val<'b>>) {
+    let start = out.len();
+    if decode_into(bytes, keys, out).is_none() {
+        out.truncate(start);
+        out.resize_with(start + keys, || Val::Null);
     }
-    let owned = |s: &str| Cow::Owned(s.to_owned());
-    let mut out = Vec::with_capacity(keys);
-    for (tag, body) in parts {
+}
+
+fn decode_into<'b>(bytes: &'b [u8], keys: usize, out: &mut Vec<Val<'b>>) -> Option<()> {
+    // The spelling follows the whole encoded key: find where it starts first.
+    let mut at = key_len(bytes, keys);
+    let mut next = 0;
+    for _ in 0..keys {
+        let (tag, body, after) = encoded(bytes, next)?;
+        next = after;
         let fixed16 = |b: &[u8]| -> Option<[u8; 16]> { b.try_into().ok() };
         out.push(match tag {
             0 => Val::Null,
@@ -467,20 +478,20 @@ pub(crate) fn decode_keys(bytes: &[u8], keys: usize) -> Option<Vec<Val<'static>>
                     Num::Float(f)
                 };
                 let raw = read_text(bytes, &mut at, "")?;
-                Val::Num(n, raw.map(owned))
+                Val::Num(n, raw.map(Cow::Borrowed))
             }
             4 => {
                 let s = std::str::from_utf8(body).ok()?;
                 let raw = read_text(bytes, &mut at, s)?;
-                Val::Str(owned(s), raw.map(owned))
+                Val::Str(Cow::Borrowed(s), raw.map(Cow::Borrowed))
             }
             _ => {
                 let raw = read_text(bytes, &mut at, "")?.unwrap_or_default();
-                Val::Json(tag == 5, owned(raw))
+                Val::Json(tag == 5, Cow::Borrowed(raw))
             }
         });
     }
-    Some(out)
+    Some(())
 }
 
 #[cfg(test)]
@@ -518,7 +529,8 @@ mod tests {
             Val::Dur(1 << 100),
         ];
         let b = bytes_of(&vals);
-        let back = decode_keys(&b, vals.len()).expect("decodes");
+        let mut back = Vec::new();
+        decode_keys(&b, vals.len(), &mut back);
         assert_eq!(format!("{back:?}"), format!("{vals:?}"));
     }
 
