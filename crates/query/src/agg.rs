@@ -463,14 +463,17 @@ impl Plan {
         let keys = self.group_by.len();
         let mut group: Vec<Val<'_>> = Vec::with_capacity(keys);
         let mut sort: Vec<Val<'static>> = Vec::with_capacity(self.order.len());
+        let mut aggs: Vec<Val<'static>> = Vec::with_capacity(self.aggs.len());
         for (seq, bytes, states) in table.groups_mut(self.aggs.len()) {
             group.clear();
             decode_keys(bytes, keys, &mut group);
-            let aggs: Vec<Val<'static>> = states
-                .iter_mut()
-                .zip(&self.aggs)
-                .map(|(s, spec)| s.finish(spec))
-                .collect();
+            aggs.clear();
+            aggs.extend(
+                states
+                    .iter_mut()
+                    .zip(&self.aggs)
+                    .map(|(s, spec)| s.finish(spec)),
+            );
             let cx = Cx {
                 keys: &group,
                 aggs: &aggs,
@@ -517,7 +520,7 @@ impl Plan {
                 seq,
                 dirs: d,
                 group,
-                aggs,
+                aggs: std::mem::replace(&mut aggs, Vec::with_capacity(self.aggs.len())),
                 tag,
             };
             if bounded {

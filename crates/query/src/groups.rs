@@ -169,21 +169,26 @@ impl<S> Table<S> {
         g
     }
 
-    /// `later`'s groups, one after another, their sequence numbers moved up by `offset`:
-    /// states of a group already here merged into its own (`merge(mine, later's)`), new
-    /// groups appended. `keys` is the number of keys of a group.
+    /// `later`'s groups `groups` (in order), with their states `states` (`width` each), their
+    /// sequence numbers moved up by `offset`: the states of a group already here merged into
+    /// its own (`merge(mine, later's)`), new groups appended. `keys` is the number of keys of
+    /// a group.
+    #[allow(clippy::too_many_arguments)]
     fn absorb(
         &mut self,
-        later: Table<S>,
+        later: &Table<S>,
+        groups: &[u32],
+        states: Vec<S>,
         offset: u64,
         width: usize,
         keys: usize,
         merge: &impl Fn(&mut S, S),
     ) {
         self.index
-            .reserve(later.len(), |&i| self.hashes[i as usize]);
-        let mut states = later.states.into_iter();
-        for g in 0..later.hashes.len() {
+            .reserve(groups.len(), |&i| self.hashes[i as usize]);
+        let mut states = states.into_iter();
+        for &g in groups {
+            let g = g as usize;
             let end = later
                 .starts
                 .get(g + 1)
@@ -211,40 +216,29 @@ impl<S> Table<S> {
         }
     }
 
-    /// The table cut into [`PARTS`] pieces by hash, each in the table's order.
-    fn split(self, width: usize) -> Vec<Table<S>> {
+    /// The table's groups dealt into [`PARTS`] pieces by hash, each in the table's order: the
+    /// group numbers, and the states moved out of the table (the rest of the table, read by
+    /// [`Table::absorb`], stays).
+    fn deal(&mut self, width: usize) -> Vec<(Vec<u32>, Vec<S>)> {
         let mut counts = [0usize; PARTS];
         for &h in &self.hashes {
             counts[part_of(h)] += 1;
         }
-        let mut pieces: Vec<Table<S>> = counts
+        let mut pieces: Vec<(Vec<u32>, Vec<S>)> = counts
             .iter()
-            .map(|&n| Table {
-                index: HashTable::new(),
-                hashes: Vec::with_capacity(n),
-                seqs: Vec::with_capacity(n),
-                starts: Vec::with_capacity(n),
-                arena: Vec::new(),
-                states: Vec::with_capacity(n * width),
-            })
+            .map(|&n| (Vec::with_capacity(n), Vec::with_capacity(n * width)))
             .collect();
-        let mut states = self.states.into_iter();
-        for g in 0..self.hashes.len() {
-            let end = self.starts.get(g + 1).copied().unwrap_or(self.arena.len());
-            let bytes = &self.arena[self.starts[g]..end];
-            let hash = self.hashes[g];
+        let mut states = std::mem::take(&mut self.states).into_iter();
+        for (g, &hash) in self.hashes.iter().enumerate() {
             let piece = &mut pieces[part_of(hash)];
-            piece.starts.push(piece.arena.len());
-            piece.arena.extend_from_slice(bytes);
-            piece.hashes.push(hash);
-            piece.seqs.push(self.seqs[g]);
-            piece.states.extend(states.by_ref().take(width));
+            piece.0.push(g as u32);
+            piece.1.extend(states.by_ref().take(width));
         }
         pieces
     }
 }
 
-impl<S: Send> Groups<S> {
+impl<S: Send + Sync> Groups<S> {
     /// No groups; each will have `keys` keys and `width` states.
     pub fn new(keys: usize, width: usize) -> Self {
         Groups {
@@ -316,8 +310,10 @@ impl<S: Send> Groups<S> {
         }
         if !parallel && self.parts.len() == 1 && sources.len() <= 1 {
             // Two chunks' tables folded together: no partitions.
-            for (t, offset) in sources {
-                self.parts[0].absorb(t, offset, width, keys, merge);
+            for (mut t, offset) in sources {
+                let states = std::mem::take(&mut t.states);
+                let all: Vec<u32> = (0..t.len() as u32).collect();
+                self.parts[0].absorb(&t, &all, states, offset, width, keys, merge);
             }
             return;
         }
@@ -327,24 +323,27 @@ impl<S: Send> Groups<S> {
             sources.insert(0, (mine, 0));
             self.parts = (0..PARTS).map(|_| Table::default()).collect();
         }
-        let cut = |(t, offset): (Table<S>, u64)| (t.split(width), offset);
-        let split: Vec<(Vec<Table<S>>, u64)> = if parallel {
-            sources.into_par_iter().map(cut).collect()
+        let deal = |(t, _): &mut (Table<S>, u64)| t.deal(width);
+        let dealt: Vec<Vec<(Vec<u32>, Vec<S>)>> = if parallel {
+            sources.par_iter_mut().map(deal).collect()
         } else {
-            sources.into_iter().map(cut).collect()
+            sources.iter_mut().map(deal).collect()
         };
-        // By partition, the pieces in input order.
-        let mut by_part: Vec<Vec<(Table<S>, u64)>> = (0..PARTS).map(|_| Vec::new()).collect();
-        for (pieces, offset) in split {
-            for (p, piece) in pieces.into_iter().enumerate() {
-                if piece.len() > 0 {
-                    by_part[p].push((piece, offset));
+        // By partition, the pieces in input order: (source, its groups, their states).
+        type Piece<S> = (usize, Vec<u32>, Vec<S>);
+        let mut by_part: Vec<Vec<Piece<S>>> = (0..PARTS).map(|_| Vec::new()).collect();
+        for (source, pieces) in dealt.into_iter().enumerate() {
+            for (p, (groups, states)) in pieces.into_iter().enumerate() {
+                if !groups.is_empty() {
+                    by_part[p].push((source, groups, states));
                 }
             }
         }
-        let fold = |(table, pieces): (&mut Table<S>, Vec<(Table<S>, u64)>)| {
-            for (piece, offset) in pieces {
-                table.absorb(piece, offset, width, keys, merge);
+        let sources = &sources;
+        let fold = |(table, pieces): (&mut Table<S>, Vec<Piece<S>>)| {
+            for (source, groups, states) in pieces {
+                let (later, offset) = &sources[source];
+                table.absorb(later, &groups, states, *offset, width, keys, merge);
             }
         };
         if parallel {
