@@ -34,7 +34,9 @@
 //!         split it into line-aligned chunks (chunk::split)
 //!         evaluate the chunks on the rayon pool (chunk::scan), each into its own ChunkOut
 //!         in chunk order: count, number bad lines, write the output buffer / keep the table
-//!                         rows / merge the accumulator; stop when `limit` rows are out
+//!                         rows / keep the accumulator; stop when `limit` rows are out
+//!         the block's accumulators merged into the run's, together (in parallel, by
+//!         partition of the groups: Accumulator::merge_all)
 //! collecting queries: plan.finish(merged accumulator), then write the rows
 //! ```
 //! Memory is bounded by two windows (the one being read and the one being unmapped), the

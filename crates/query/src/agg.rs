@@ -5,10 +5,13 @@
 //!
 //! Two shapes:
 //! - **Groups** (aggregation): one [`AggState`] per aggregate per group, groups found by the
-//!   canonical encoding of their keys (numerically equal keys are one group). Every state
-//!   merges exactly (sums are exact decimals, percentile keeps every value, count_distinct
-//!   keeps the set), so merging per-chunk accumulators in input order equals one pass; the
-//!   group order of first appearance is kept too (self's groups, then later's new ones).
+//!   canonical encoding of their keys (numerically equal keys are one group) in the tables
+//!   of `groups.rs` (compact, split into partitions when merged, merged in parallel). Every
+//!   state merges exactly (sums are exact decimals, percentile keeps every value,
+//!   count_distinct keeps the set), and each partition merges its pieces in input order, so
+//!   merging per-chunk accumulators in input order equals one pass; the group order of first
+//!   appearance is kept too (self's groups, then later's new ones). Finishing works
+//!   partition by partition too, each keeping at most `offset + limit` groups.
 //! - **Rows** (`order by` without aggregation): rows kept owned with their sort keys and a
 //!   sequence number; merging renumbers the later accumulator's rows after self's, and the
 //!   final sort is by (keys, sequence), i.e. stable. With `limit k` at most the `k` best rows

@@ -7,8 +7,10 @@
 //! - [`Plan::kind`] says how to drive it: [`Kind::Lines`] (write matching lines unchanged),
 //!   [`Kind::Rows`] (one row per matching line, streamed; the CLI applies [`Plan::offset`]
 //!   and [`Plan::limit`]), [`Kind::Collect`] (aggregation, `order by` or `select distinct`:
-//!   fold lines into an [`Accumulator`], merge accumulators in input order, then
-//!   [`Plan::finish`], which applies `having`, `offset` and `limit`).
+//!   fold lines into an [`Accumulator`], merge accumulators in input order (one by one, or
+//!   several at once with [`Accumulator::merge_all`], whose groups are merged partition by
+//!   partition on the caller's rayon pool), then [`Plan::finish`], which applies `having`,
+//!   `offset` and `limit`).
 //! - A [`Worker`] (one per thread) evaluates lines, generic over the document type ([`Doc`]):
 //!   ndq_scan's lazy `Object`/`Value`, or `&serde_json::Value` for the baseline engine.
 //! - [`Plan::key_set`] names the top-level keys the query reads, for
@@ -36,7 +38,8 @@
 //! `fsum`, `dsum`, `doc` (the document trait) → `ir` (compiled expressions) → `prefilter`
 //! (literals of `where`) → `candidates` (the prefilter over whole chunks) → `plan` (the
 //! planner and [`Plan`]) → `eval` (one expression over one document) → `distinct` (the rows
-//! of `select distinct`) → `agg` ([`Accumulator`]) → `worker` ([`Worker`]).
+//! of `select distinct`) → `groups` (an aggregation's group tables, partitioned) → `agg`
+//! ([`Accumulator`]) → `worker` ([`Worker`]).
 //!
 //! # Choices where the language reference is silent
 //!
