@@ -6,10 +6,10 @@
 //! A [`Table`] keeps, per group, in parallel vectors: the hash of its encoded key, its
 //! sequence number (the order of first appearance), where its bytes start in one arena, and
 //! `n` aggregate states (`n` per group, one flat vector). A group's bytes are its encoded key
-//! ([`encode_key`](crate::value::encode_key) of each key, prefix-free: no complete encoding is the start of another)
-//! followed by its *spelling*: what the encoding drops of the first line's values (a number's
-//! text and scale, a string's raw text), so the key is written as the first line of the
-//! group wrote it. The hash index ([`HashTable`]) maps a hash to a group number; the hash is
+//! ([`encode_key`](crate::value::encode_key) of each key, prefix-free: no complete encoding
+//! is the start of another) followed by its *spelling*: what the encoding drops of the first
+//! line's values (a number's text and scale, a string's raw text), so the key is written as
+//! the first line of the group wrote it. The hash index ([`HashTable`]) maps a hash to a group number; the hash is
 //! computed once per line and kept, so merging and growing never hash again. No group owns
 //! an allocation of its own (a state may: a `min` of text, a `count_distinct`'s set).
 //!
