@@ -347,7 +347,7 @@ impl Plan {
             let mut g = Groups::new(self.group_by.len(), self.aggs.len());
             if self.group_by.is_empty() {
                 // Without group by there is exactly one group, even over zero lines.
-                g.entry(*EMPTY_KEY, &mut Vec::new(), |_| self.new_states());
+                g.entry(*EMPTY_KEY, &[], 0, || self.new_states());
             }
             Inner::Groups(g)
         } else if self.distinct {
@@ -649,22 +649,22 @@ fn group_states<'g, 'a, D: Doc<'a>>(
     g: &'g mut Groups<AggState>,
 ) -> &'g mut [AggState] {
     if plan.group_by.is_empty() {
-        return g.entry(*EMPTY_KEY, &mut Vec::new(), |_| plan.new_states());
+        return g.entry(*EMPTY_KEY, &[], 0, || plan.new_states());
     }
-    // Encode the keys without keeping them; a new group (rare) evaluates them again for
-    // their spelling.
+    // The keys encoded, then their spelling (kept only by a new group), from one evaluation.
     let mut key = std::mem::take(&mut s.key_buf);
     key.clear();
+    let mut spelling = std::mem::take(g.spelling_buf());
+    spelling.clear();
     for ex in &plan.group_by {
         let v = eval(ex, root, Cx::default(), s);
         encode_key(&v, &mut key);
+        write_spelling(&v, &mut spelling);
     }
-    let states = g.entry(hash_key(&key), &mut key, |bytes| {
-        for ex in &plan.group_by {
-            write_spelling(&eval(ex, root, Cx::default(), s), bytes);
-        }
-        plan.new_states()
-    });
+    let len = key.len();
+    key.extend_from_slice(&spelling);
+    *g.spelling_buf() = spelling;
+    let states = g.entry(hash_key(&key[..len]), &key, len, || plan.new_states());
     s.key_buf = key;
     states
 }

@@ -69,6 +69,8 @@ pub(crate) struct Groups<S> {
     keys: usize,
     /// The next sequence number.
     next_seq: u64,
+    /// [`Groups::spelling_buf`].
+    spelling: Vec<u8>,
 }
 
 /// Groups and their states (see the module docs).
@@ -246,6 +248,7 @@ impl<S: Send + Sync> Groups<S> {
             width,
             keys,
             next_seq: 0,
+            spelling: Vec::new(),
         }
     }
 
@@ -260,15 +263,16 @@ impl<S: Send + Sync> Groups<S> {
         self.parts
     }
 
-    /// The states of the group whose encoded key is `key` (`hash` its [`hash_key`]), made by
-    /// `make` when the group is new: `make` appends the group's spelling to the key it is
-    /// given and returns the group's fresh states.
+    /// The states of the group whose encoded key is `bytes[..key]` (`hash` its
+    /// [`hash_key`]); when the group is new, it is made from `bytes` (the encoded key, then
+    /// its spelling: [`write_spelling`] of each key) and the states `make` gives.
     #[inline]
     pub fn entry(
         &mut self,
         hash: u64,
-        key: &mut Vec<u8>,
-        make: impl FnOnce(&mut Vec<u8>) -> Vec<S>,
+        bytes: &[u8],
+        key: usize,
+        make: impl FnOnce() -> Vec<S>,
     ) -> &mut [S] {
         let p = if self.parts.len() == 1 {
             0
@@ -277,19 +281,20 @@ impl<S: Send + Sync> Groups<S> {
         };
         let width = self.width;
         let table = &mut self.parts[p];
-        let g = match table.find(hash, key) {
+        let g = match table.find(hash, &bytes[..key]) {
             Some(g) => g,
             None => {
-                let len = key.len();
-                let states = make(key);
                 let seq = self.next_seq;
                 self.next_seq += 1;
-                let g = table.push(hash, seq, key, states.into_iter());
-                key.truncate(len);
-                g
+                table.push(hash, seq, bytes, make().into_iter())
             }
         };
         table.states_mut(g, width)
+    }
+
+    /// A buffer for the spelling of the current line's keys, kept from line to line.
+    pub fn spelling_buf(&mut self) -> &mut Vec<u8> {
+        &mut self.spelling
     }
 
     /// Fold in `laters`, each covering lines after all of `self`'s and of the ones before it.
@@ -341,6 +346,11 @@ impl<S: Send + Sync> Groups<S> {
         }
         let sources = &sources;
         let fold = |(table, pieces): (&mut Table<S>, Vec<Piece<S>>)| {
+            // Room for every incoming group at once (at most a block's worth more than the
+            // new ones need).
+            let incoming = pieces.iter().map(|(_, groups, _)| groups.len()).sum();
+            let hashes = &table.hashes;
+            table.index.reserve(incoming, |&i| hashes[i as usize]);
             for (source, groups, states) in pieces {
                 let (later, offset) = &sources[source];
                 table.absorb(later, &groups, states, *offset, width, keys, merge);
@@ -545,10 +555,9 @@ mod tests {
                 let mut k = Vec::new();
                 encode_key(&key(i), &mut k);
                 let h = hash_key(&k);
-                g.entry(h, &mut k, |k| {
-                    write_spelling(&key(i), k);
-                    vec![0]
-                })[0] += 1;
+                let len = k.len();
+                write_spelling(&key(i), &mut k);
+                g.entry(h, &k, len, || vec![0])[0] += 1;
             }
             g
         };
