@@ -427,19 +427,22 @@ impl Plan {
             .map(|table| self.rank_groups(table, ordered, want))
             .flatten()
             .collect();
+        // The order is total (numbers of first appearance differ), so an unstable sort
+        // gives the one order there is.
         if self.distinct {
-            out.sort();
+            out.par_sort_unstable();
             let mut seen = HashSet::new();
             out.retain_mut(|k| seen.insert(std::mem::take(&mut k.tag)));
         } else {
             keep_first(&mut out, want);
-            out.sort();
+            out.par_sort_unstable();
         }
-        let mut scratch = Scratch::default();
-        out.iter()
+        let end = offset.saturating_add(limit).min(out.len());
+        let rows = out
+            .par_iter()
+            .take(end)
             .skip(offset)
-            .take(limit)
-            .map(|k| {
+            .map_init(Scratch::default, |scratch, k| {
                 let cx = Cx {
                     keys: if ordered { &k.group } else { &k.keys },
                     aggs: &k.aggs,
@@ -447,10 +450,13 @@ impl Plan {
                 };
                 self.out
                     .iter()
-                    .map(|ex| eval(ex, NoDoc, cx, &mut scratch).into_output_in(&self.zone))
+                    .map(|ex| eval(ex, NoDoc, cx, scratch).into_output_in(&self.zone))
                     .collect()
             })
-            .collect()
+            .collect();
+        // Many groups are many allocations to free: on the pool too.
+        out.into_par_iter().for_each(drop);
+        rows
     }
 
     /// One table's groups that `having` keeps, with their sort keys; at most the first `want`
