@@ -1024,47 +1024,45 @@ fn many_groups_merge_as_one_pass_for_every_split() {
         "select count(*), count_distinct(k), min(s), max(n), percentile(n, 10)",
         "select n, count(*) group by n having count(*) > 3 order by n desc offset 1",
     ];
-    for seed in [1, 0x9e37_79b9_7f4a_7c15] {
-        let lines = many_group_lines(seed, 3000);
-        let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
-        let by_number = Plan::compile(queries[1]).expect("compiles");
-        assert_eq!(
-            finished(&by_number, lazy_accumulator(&by_number, &lines)),
-            ref_groups_by_number(&lines),
-            "against the reference: {}",
-            queries[1]
-        );
-        for query in queries {
-            let plan = Plan::compile(query).unwrap_or_else(|e| panic!("{query}: {e}"));
-            let whole = finished(&plan, lazy_accumulator(&plan, &lines));
-            assert!(!whole.is_empty(), "{query}");
-            assert_eq!(run_serde(&plan, &refs, None), whole, "serde: {query}");
-            for size in [1, 7, 300, 1001] {
-                let chunks: Vec<crate::Accumulator> = lines
-                    .chunks(size)
-                    .map(|c| lazy_accumulator(&plan, c))
-                    .collect();
-                let mut one_by_one = crate::Accumulator::default();
-                for acc in chunks.iter().cloned() {
-                    one_by_one.merge(acc);
+    let lines = many_group_lines(0x9e37_79b9_7f4a_7c15, 3000);
+    let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
+    let by_number = Plan::compile(queries[1]).expect("compiles");
+    assert_eq!(
+        finished(&by_number, lazy_accumulator(&by_number, &lines)),
+        ref_groups_by_number(&lines),
+        "against the reference: {}",
+        queries[1]
+    );
+    for query in queries {
+        let plan = Plan::compile(query).unwrap_or_else(|e| panic!("{query}: {e}"));
+        let whole = finished(&plan, lazy_accumulator(&plan, &lines));
+        assert!(!whole.is_empty(), "{query}");
+        assert_eq!(run_serde(&plan, &refs, None), whole, "serde: {query}");
+        for size in [1, 7, 300, 1001] {
+            let chunks: Vec<crate::Accumulator> = lines
+                .chunks(size)
+                .map(|c| lazy_accumulator(&plan, c))
+                .collect();
+            let mut one_by_one = crate::Accumulator::default();
+            for acc in chunks.iter().cloned() {
+                one_by_one.merge(acc);
+            }
+            assert_eq!(
+                finished(&plan, one_by_one),
+                whole,
+                "merged one by one, chunks of {size}: {query}"
+            );
+            for batch in [1, 5, chunks.len()] {
+                let mut batched = crate::Accumulator::default();
+                let mut rest = chunks.clone().into_iter().peekable();
+                while rest.peek().is_some() {
+                    batched.merge_all(rest.by_ref().take(batch).collect());
                 }
                 assert_eq!(
-                    finished(&plan, one_by_one),
+                    finished(&plan, batched),
                     whole,
-                    "merged one by one, chunks of {size}: {query}"
+                    "merged {batch} at a time, chunks of {size}: {query}"
                 );
-                for batch in [1, 5, chunks.len()] {
-                    let mut batched = crate::Accumulator::default();
-                    let mut rest = chunks.clone().into_iter().peekable();
-                    while rest.peek().is_some() {
-                        batched.merge_all(rest.by_ref().take(batch).collect());
-                    }
-                    assert_eq!(
-                        finished(&plan, batched),
-                        whole,
-                        "merged {batch} at a time, chunks of {size}: {query}"
-                    );
-                }
             }
         }
     }
