@@ -1,6 +1,7 @@
 //! ndq-query: the query language of `docs/language.md` — lexer → parser → plan → eval — as a
-//! library independent of files and threads, so the CLI, `ndq bench` and the tests share one
-//! engine.
+//! library independent of files and threads (it splits work only inside one call, on the
+//! caller's rayon pool: merging and finishing an aggregation's groups), so the CLI,
+//! `ndq bench` and the tests share one engine.
 //!
 //! - [`Plan::compile`] parses and plans a query, or gives a [`QueryError`] whose `Display`
 //!   quotes the query with a caret under the offending column.
