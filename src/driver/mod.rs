@@ -34,7 +34,9 @@
 //!         split it into line-aligned chunks (chunk::split)
 //!         evaluate the chunks on the rayon pool (chunk::scan), each into its own ChunkOut
 //!         in chunk order: count, number bad lines, write the output buffer / keep the table
-//!                         rows / merge the accumulator; stop when `limit` rows are out
+//!                         rows / keep the accumulator; stop when `limit` rows are out
+//!         the block's accumulators merged into the run's, together (in parallel, by
+//!         partition of the groups: Accumulator::merge_all)
 //! collecting queries: plan.finish(merged accumulator), then write the rows
 //! ```
 //! Memory is bounded by two windows (the one being read and the one being unmapped), the
@@ -263,7 +265,8 @@ pub fn run(
     match mode {
         Mode::Collect => {
             let acc = drove.acc.unwrap_or_else(|| plan.accumulator());
-            write_collected(plan, &writer, acc, &mut tail);
+            // The groups are finished partition by partition on the pool.
+            pool(opts.threads.max(1))?.install(|| write_collected(plan, &writer, acc, &mut tail));
         }
         Mode::Table => writer.write_all(&drove.table, &mut tail),
         Mode::Lines | Mode::Stream | Mode::Parts => {}
@@ -483,6 +486,9 @@ struct Driver<'r, S, F> {
     streamed: u64,
     /// The zone map of the mapped file being read, when it has one.
     zones: Option<FileZones>,
+    /// The accumulators of a block's chunks taken so far, in order, to be merged into
+    /// `drove.acc` together ([`Driver::merge_pending`]).
+    pending: Vec<Accumulator>,
 }
 
 impl<'r, S, F> Driver<'r, S, F>
@@ -525,6 +531,7 @@ where
             done_before: 0,
             streamed: 0,
             zones: None,
+            pending: Vec::new(),
         }
     }
 
@@ -898,10 +905,24 @@ where
                 return Err(StrictError(bad).into());
             }
             if flow == Flow::Done {
+                self.merge_pending();
                 return Ok(Flow::Done);
             }
         }
+        self.merge_pending();
         Ok(Flow::More)
+    }
+
+    /// Merge the block's accumulators into the run's, in chunk order: an aggregation's
+    /// groups partition by partition on the pool (`Accumulator::merge_all`), while the
+    /// workers would otherwise wait for the next block.
+    fn merge_pending(&mut self) {
+        if self.pending.is_empty() {
+            return;
+        }
+        let pending = std::mem::take(&mut self.pending);
+        let total = self.drove.acc.get_or_insert_with(Accumulator::default);
+        self.pool.install(|| total.merge_all(pending));
     }
 
     /// Take one chunk's output (of the chunk `data`), in order.
@@ -964,12 +985,8 @@ where
                 }
             }
             Mode::Collect => {
-                if let Some(acc) = out.acc.take() {
-                    match &mut self.drove.acc {
-                        Some(total) => total.merge(acc),
-                        none => *none = Some(acc),
-                    }
-                }
+                // Merged with the rest of the block's, in `absorb`.
+                self.pending.extend(out.acc.take());
             }
         }
         self.drove.stats.rows += rows - skip;

@@ -799,3 +799,70 @@ fn several_compressed_files_at_once_keep_order_limit_strict_and_name_a_truncated
         assert!(out.starts_with(&want), "threads {threads}");
     }
 }
+
+/// Aggregations of thousands of groups (every aggregate kind, `having`, `order by ... limit`,
+/// the groups' first spellings) through the whole driver: every thread count, chunk size and
+/// window gives the bytes of one thread and one chunk, however the chunks' groups are merged.
+#[test]
+fn many_groups_give_the_same_bytes_for_every_thread_count_chunk_and_window() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut data = String::new();
+    let mut x = 0x2545_f491_4f6c_dd1du64;
+    for i in 0..6000u64 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let n = x % 30;
+        let n = match i % 3 {
+            0 => format!("{}.{}", n / 10, n % 10),
+            1 => format!("{}.{}0", n / 10, n % 10),
+            _ => format!("{n}e-1"),
+        };
+        let s = ["a", "b", "\\u00e9", "Z"][(x >> 20) as usize % 4];
+        data += &format!(
+            "{{\"k\":\"key{}\",\"n\":{n},\"v\":{}.{:02},\"s\":\"{s}\",\"st\":{}}}\n",
+            (x >> 8) % 2500,
+            x % 997,
+            (x >> 12) % 100,
+            [200, 404, 500][(x >> 30) as usize % 3]
+        );
+    }
+    let path = write(dir.path(), "groups.ndjson", data.as_bytes());
+    let inputs = Inputs::open(&[path]).expect("opens");
+    let queries = [
+        "select k, count(*), sum(v), avg(v), min(v), max(s), percentile(v, 50), count_distinct(n) group by k",
+        "select n, count(*), min(s) group by n",
+        "select k, count(*) filter (where st >= 500) as e, count_if(st = 200) group by k having count(*) > 2 order by e desc limit 9 offset 1",
+        "select k, count(*) as c group by k order by c desc, k limit 3",
+    ];
+    let once = |plan: &Plan, threads: usize, chunk: Option<usize>, window: usize| {
+        let opts = RunOptions {
+            threads,
+            chunk_size: chunk,
+            window,
+            progress: false,
+            ..RunOptions::default()
+        };
+        let mut out = Vec::new();
+        run(&opts, plan, &inputs, Format::Json, &mut out).expect("runs");
+        out
+    };
+    for query in queries {
+        let plan = Plan::compile(query).expect("compiles");
+        let want = once(&plan, 1, None, WINDOW);
+        assert!(!want.is_empty(), "{query}");
+        for threads in [1, 2, 3] {
+            for chunk in [Some(1), Some(4000), None] {
+                for window in [50_000, WINDOW] {
+                    let got = once(&plan, threads, chunk, window);
+                    assert!(
+                        got == want,
+                        "{query} (threads {threads}, chunk {chunk:?}, window {window}):\n{}\nwant:\n{}",
+                        String::from_utf8_lossy(&got),
+                        String::from_utf8_lossy(&want)
+                    );
+                }
+            }
+        }
+    }
+}

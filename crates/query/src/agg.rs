@@ -5,10 +5,13 @@
 //!
 //! Two shapes:
 //! - **Groups** (aggregation): one [`AggState`] per aggregate per group, groups found by the
-//!   canonical encoding of their keys (numerically equal keys are one group). Every state
-//!   merges exactly (sums are exact decimals, percentile keeps every value, count_distinct
-//!   keeps the set), so merging per-chunk accumulators in input order equals one pass; the
-//!   group order of first appearance is kept too (self's groups, then later's new ones).
+//!   canonical encoding of their keys (numerically equal keys are one group) in the tables
+//!   of `groups.rs` (compact, split into partitions when merged, merged in parallel). Every
+//!   state merges exactly (sums are exact decimals, percentile keeps every value,
+//!   count_distinct keeps the set), and each partition merges its pieces in input order, so
+//!   merging per-chunk accumulators in input order equals one pass; the group order of first
+//!   appearance is kept too (self's groups, then later's new ones). Finishing works
+//!   partition by partition too, each keeping at most `offset + limit` groups.
 //! - **Rows** (`order by` without aggregation): rows kept owned with their sort keys and a
 //!   sequence number; merging renumbers the later accumulator's rows after self's, and the
 //!   final sort is by (keys, sequence), i.e. stable. With `limit k` at most the `k` best rows
@@ -18,9 +21,11 @@
 //! ([`DecimalSum`]) and so are numbers held as floats ([`FloatSum`]), each rounded once.
 
 use std::borrow::Cow;
-use std::collections::{BinaryHeap, HashMap, HashSet};
+use std::collections::{BinaryHeap, HashSet};
+use std::sync::LazyLock;
 
 use ndq_scan::decimal_parts;
+use rayon::prelude::*;
 use rust_decimal::Decimal;
 
 use rust_decimal::prelude::ToPrimitive;
@@ -31,6 +36,7 @@ use crate::dsum::DecimalSum;
 use crate::eval::{self, Cx, Scratch, eval, resolve_number};
 use crate::fsum::FloatSum;
 use crate::func::AggFunc;
+use crate::groups::{Groups, Table, decode_keys, hash_key, write_spelling};
 use crate::ir::{AggSpec, Ex};
 use crate::plan::Plan;
 use crate::value::{Num, Val, Value, encode_key, parse_number, positive_zero, total_cmp};
@@ -46,27 +52,18 @@ enum Inner {
     /// `Accumulator::default()`: merges as the identity; finishes like a fresh accumulator.
     #[default]
     Empty,
-    Groups(Groups),
+    Groups(Groups<AggState>),
     Rows(Rows),
     /// `select distinct` (not aggregating).
     Distinct(Distinct),
 }
 
-/// The hash of the group and distinct-value tables: foldhash's (seeded per table, so a
-/// crafted input cannot aim at one), many times faster than std's SipHash on short keys.
+/// The hash of `count_distinct`'s value sets: foldhash's (seeded per set, so a crafted input
+/// cannot aim at one), many times faster than std's SipHash on short keys.
 type Hash = foldhash::fast::RandomState;
 
-#[derive(Clone, Debug, Default)]
-struct Groups {
-    map: HashMap<Box<[u8]>, usize, Hash>,
-    groups: Vec<Group>,
-}
-
-#[derive(Clone, Debug)]
-struct Group {
-    keys: Vec<Val<'static>>,
-    states: Vec<AggState>,
-}
+/// The hash of the empty key (the one group of an aggregation without `group by`).
+static EMPTY_KEY: LazyLock<u64> = LazyLock::new(|| hash_key(&[]));
 
 /// A running sum, exact whatever the order and the split: Decimals go into a [`DecimalSum`]
 /// and numbers held as floats into a [`FloatSum`], each rounded once at the end. The total is
@@ -120,28 +117,32 @@ impl SumState {
     }
 }
 
+/// One aggregate of one group. All but `Count` boxed, so that a state is two words: groups
+/// times aggregates of them are kept (a `count(*)` by a key of a million values).
+// The collections are boxed too, for the same size (a `Vec` is three words).
+#[allow(clippy::box_collection)]
 #[derive(Clone, Debug)]
 enum AggState {
     Count(u64),
-    Sum(SumState),
-    Avg(SumState),
-    Min(Option<Val<'static>>),
-    Max(Option<Val<'static>>),
+    Sum(Box<SumState>),
+    Avg(Box<SumState>),
+    Min(Option<Box<Val<'static>>>),
+    Max(Option<Box<Val<'static>>>),
     /// Every number, with its input text where writing the number would spell it otherwise.
-    Pct(Vec<(Num, Option<Box<str>>)>),
-    Distinct(HashSet<Box<[u8]>, Hash>),
+    Pct(Box<Vec<(Num, Option<Box<str>>)>>),
+    Distinct(Box<HashSet<Box<[u8]>, Hash>>),
 }
 
 impl AggState {
     fn new(f: AggFunc) -> AggState {
         match f {
             AggFunc::Count | AggFunc::CountIf => AggState::Count(0),
-            AggFunc::Sum => AggState::Sum(SumState::default()),
-            AggFunc::Avg => AggState::Avg(SumState::default()),
+            AggFunc::Sum => AggState::Sum(Box::default()),
+            AggFunc::Avg => AggState::Avg(Box::default()),
             AggFunc::Min => AggState::Min(None),
             AggFunc::Max => AggState::Max(None),
-            AggFunc::Percentile => AggState::Pct(Vec::new()),
-            AggFunc::CountDistinct => AggState::Distinct(HashSet::default()),
+            AggFunc::Percentile => AggState::Pct(Box::default()),
+            AggFunc::CountDistinct => AggState::Distinct(Box::default()),
         }
     }
 
@@ -172,7 +173,7 @@ impl AggState {
         match (self, later) {
             (AggState::Count(a), AggState::Count(b)) => *a += b,
             (AggState::Sum(a), AggState::Sum(b)) | (AggState::Avg(a), AggState::Avg(b)) => {
-                a.merge(b)
+                a.merge(*b)
             }
             (AggState::Min(a), AggState::Min(Some(b))) => {
                 keep_best(a, &b, std::cmp::Ordering::Less)
@@ -180,8 +181,8 @@ impl AggState {
             (AggState::Max(a), AggState::Max(Some(b))) => {
                 keep_best(a, &b, std::cmp::Ordering::Greater)
             }
-            (AggState::Pct(a), AggState::Pct(b)) => a.extend(b),
-            (AggState::Distinct(a), AggState::Distinct(b)) => a.extend(b),
+            (AggState::Pct(a), AggState::Pct(b)) => a.extend(*b),
+            (AggState::Distinct(a), AggState::Distinct(b)) => a.extend(*b),
             _ => {}
         }
     }
@@ -199,7 +200,7 @@ impl AggState {
                 },
                 Num::Float(f) => Val::number(Num::Float(f / s.n as f64)),
             },
-            AggState::Min(Some(v)) | AggState::Max(Some(v)) => v.clone(),
+            AggState::Min(Some(v)) | AggState::Max(Some(v)) => (**v).clone(),
             AggState::Pct(all) if !all.is_empty() => {
                 // Stable, so among equal values (1.5, 1.50) the input order decides.
                 all.sort_by(|a, b| a.0.cmp(b.0));
@@ -223,7 +224,7 @@ fn respelled(n: Num, raw: &str) -> bool {
 
 /// Keep `v` in `best` when it is a number, string, timestamp or duration that sorts `want`
 /// of the current one (ties keep the first seen).
-fn keep_best(best: &mut Option<Val<'static>>, v: &Val<'_>, want: std::cmp::Ordering) {
+fn keep_best(best: &mut Option<Box<Val<'static>>>, v: &Val<'_>, want: std::cmp::Ordering) {
     if !matches!(v, Val::Num(..) | Val::Str(..) | Val::Time(_) | Val::Dur(_)) {
         return;
     }
@@ -232,7 +233,7 @@ fn keep_best(best: &mut Option<Val<'static>>, v: &Val<'_>, want: std::cmp::Order
         Some(b) => total_cmp(v, b) == want,
     };
     if better {
-        *best = Some(v.borrowed().into_owned());
+        *best = Some(Box::new(v.borrowed().into_owned()));
     }
 }
 
@@ -275,6 +276,45 @@ impl Ord for Kept {
     }
 }
 
+/// A group kept for the result: its sort keys (`order by`'s, or its own keys without one),
+/// its number of first appearance, its keys (with `order by`) and aggregates, and (`select
+/// distinct`) its row encoded.
+struct Ranked {
+    keys: Vec<Val<'static>>,
+    seq: u64,
+    dirs: u64,
+    group: Vec<Val<'static>>,
+    aggs: Vec<Val<'static>>,
+    tag: Vec<u8>,
+}
+
+impl PartialEq for Ranked {
+    fn eq(&self, o: &Ranked) -> bool {
+        self.cmp(o).is_eq()
+    }
+}
+impl Eq for Ranked {}
+impl PartialOrd for Ranked {
+    fn partial_cmp(&self, o: &Ranked) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl Ord for Ranked {
+    fn cmp(&self, o: &Ranked) -> std::cmp::Ordering {
+        cmp_keys(&self.keys, &o.keys, self.dirs).then(self.seq.cmp(&o.seq))
+    }
+}
+
+/// Cut `all` to its first `want` (in their order, left unsorted), without sorting the rest.
+fn keep_first<T: Ord>(all: &mut Vec<T>, want: usize) {
+    if want < all.len() {
+        if let Some(last) = want.checked_sub(1) {
+            all.select_nth_unstable(last);
+        }
+        all.truncate(want);
+    }
+}
+
 #[derive(Clone, Debug)]
 struct Rows {
     /// Without a limit every row; with one, the best `cap` (top = worst kept).
@@ -304,11 +344,10 @@ impl Plan {
     /// An empty partial result for [`Kind::Collect`](crate::plan::Kind::Collect).
     pub fn accumulator(&self) -> Accumulator {
         let inner = if self.grouped {
-            let mut g = Groups::default();
+            let mut g = Groups::new(self.group_by.len(), self.aggs.len());
             if self.group_by.is_empty() {
                 // Without group by there is exactly one group, even over zero lines.
-                g.map.insert(Box::new([]), 0);
-                g.groups.push(self.new_group(Vec::new()));
+                g.entry(*EMPTY_KEY, &[], 0, || self.new_states());
             }
             Inner::Groups(g)
         } else if self.distinct {
@@ -327,11 +366,8 @@ impl Plan {
         Accumulator { inner }
     }
 
-    fn new_group(&self, keys: Vec<Val<'static>>) -> Group {
-        Group {
-            keys,
-            states: self.aggs.iter().map(|a| AggState::new(a.func)).collect(),
-        }
+    fn new_states(&self) -> Vec<AggState> {
+        self.aggs.iter().map(|a| AggState::new(a.func)).collect()
     }
 
     /// The final rows of a [`Kind::Collect`](crate::plan::Kind::Collect) query from the accumulators merged in
@@ -364,101 +400,149 @@ impl Plan {
                     .collect();
                 self.page(all)
             }
-            Inner::Groups(g) => {
-                let mut scratch = Default::default();
-                let ordered = !self.order.is_empty();
-                let d = if ordered { self.dirs } else { 0 };
-                let mut groups = g.groups;
-                // Each group's aggregates, `having` and sort keys first; rows only for the
-                // groups kept (with `limit k offset m`, the first m + k, chosen without
-                // sorting the others).
-                let mut aggs: Vec<Vec<Val<'static>>> = Vec::with_capacity(groups.len());
-                let mut out: Vec<Kept> = Vec::with_capacity(groups.len());
-                // `select distinct` with `group by` (and no aggregate): each group's row
-                // encoded, by group index, to drop the rows already written.
-                let mut tags: Vec<Vec<u8>> = Vec::new();
-                for (seq, group) in groups.iter_mut().enumerate() {
-                    let done: Vec<Val<'static>> = group
-                        .states
-                        .iter_mut()
-                        .zip(&self.aggs)
-                        .map(|(s, spec)| s.finish(spec))
-                        .collect();
-                    let cx = Cx {
-                        keys: &group.keys,
-                        aggs: &done,
-                        ..Cx::default()
-                    };
-                    if self.distinct {
-                        let mut tag = Vec::new();
-                        for ex in &self.out {
-                            encode_key(&eval(ex, NoDoc, cx, &mut scratch), &mut tag);
-                        }
-                        tags.push(tag);
-                    }
-                    let kept = match &self.having {
-                        Some(h) => matches!(eval(h, NoDoc, cx, &mut scratch), Val::Bool(true)),
-                        None => true,
-                    };
-                    let keys = if !kept {
-                        Vec::new()
-                    } else if ordered {
-                        self.order
-                            .iter()
-                            .map(|(ex, _)| eval(ex, NoDoc, cx, &mut scratch).into_owned())
-                            .collect()
-                    } else {
-                        std::mem::take(&mut group.keys)
-                    };
-                    aggs.push(done);
-                    if kept {
-                        out.push(Kept {
-                            keys,
-                            seq: seq as u64,
-                            row: Vec::new(),
-                            dirs: d,
-                        });
-                    }
-                }
-                let to_usize = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
-                let offset = to_usize(self.offset);
-                let limit = self.limit.map_or(usize::MAX, to_usize);
-                if self.distinct {
-                    // Which of equal rows stays depends on the order: sort them all.
-                    out.sort();
-                    let mut seen = HashSet::new();
-                    out.retain(|k| seen.insert(std::mem::take(&mut tags[k.seq as usize])));
-                } else {
-                    // `Kept` is totally ordered (the sequence breaks ties), so the first
-                    // `offset + limit` after a selection, sorted, are the first of a whole
-                    // sort.
-                    let want = offset.saturating_add(limit);
-                    if want < out.len() {
-                        if let Some(last) = want.checked_sub(1) {
-                            out.select_nth_unstable(last);
-                        }
-                        out.truncate(want);
-                    }
-                    out.sort();
-                }
-                out.iter()
-                    .skip(offset)
-                    .take(limit)
-                    .map(|k| {
-                        let i = k.seq as usize;
-                        let cx = Cx {
-                            keys: if ordered { &groups[i].keys } else { &k.keys },
-                            aggs: &aggs[i],
-                            ..Cx::default()
-                        };
-                        self.out
-                            .iter()
-                            .map(|ex| eval(ex, NoDoc, cx, &mut scratch).into_output_in(&self.zone))
-                            .collect()
-                    })
+            Inner::Groups(g) => self.finish_groups(g),
+        }
+    }
+
+    /// The rows of an aggregation: each group's aggregates, `having` and sort keys worked
+    /// out partition by partition (in parallel, on the current rayon pool); with `limit k
+    /// offset m`, each partition keeps only its first m + k groups (chosen without sorting
+    /// the others: the order is total, so the first m + k of all are among them), then the
+    /// kept ones are sorted.
+    fn finish_groups(&self, g: Groups<AggState>) -> Vec<Vec<Value<'static>>> {
+        let ordered = !self.order.is_empty();
+        let to_usize = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
+        let offset = to_usize(self.offset);
+        let limit = self.limit.map_or(usize::MAX, to_usize);
+        // `select distinct` with `group by`: which of equal rows stays depends on the order,
+        // so every group is kept to be sorted.
+        let want = if self.distinct {
+            usize::MAX
+        } else {
+            offset.saturating_add(limit)
+        };
+        let parts = g.into_parts();
+        let mut out: Vec<Ranked> = parts
+            .into_par_iter()
+            .map(|table| self.rank_groups(table, ordered, want))
+            .flatten()
+            .collect();
+        // The order is total (numbers of first appearance differ), so an unstable sort
+        // gives the one order there is.
+        if self.distinct {
+            out.par_sort_unstable();
+            let mut seen = HashSet::new();
+            out.retain_mut(|k| seen.insert(std::mem::take(&mut k.tag)));
+        } else {
+            keep_first(&mut out, want);
+            out.par_sort_unstable();
+        }
+        let end = offset.saturating_add(limit).min(out.len());
+        let rows = out
+            .par_iter()
+            .take(end)
+            .skip(offset)
+            .map_init(Scratch::default, |scratch, k| {
+                let cx = Cx {
+                    keys: if ordered { &k.group } else { &k.keys },
+                    aggs: &k.aggs,
+                    ..Cx::default()
+                };
+                self.out
+                    .iter()
+                    .map(|ex| eval(ex, NoDoc, cx, scratch).into_output_in(&self.zone))
                     .collect()
+            })
+            .collect();
+        // Many groups are many allocations to free: on the pool too.
+        out.into_par_iter().for_each(drop);
+        rows
+    }
+
+    /// One table's groups that `having` keeps, with their sort keys; at most the first `want`
+    /// (then a group that would not be among them is passed over before anything of it is
+    /// copied).
+    fn rank_groups(&self, mut table: Table<AggState>, ordered: bool, want: usize) -> Vec<Ranked> {
+        let mut scratch = Scratch::default();
+        let d = if ordered { self.dirs } else { 0 };
+        let bounded = want != usize::MAX;
+        // Bounded: the best `want` so far, the worst on top.
+        let mut best: BinaryHeap<Ranked> = BinaryHeap::new();
+        let mut all: Vec<Ranked> = Vec::new();
+        let keys = self.group_by.len();
+        let mut group: Vec<Val<'_>> = Vec::with_capacity(keys);
+        let mut sort: Vec<Val<'static>> = Vec::with_capacity(self.order.len());
+        let mut aggs: Vec<Val<'static>> = Vec::with_capacity(self.aggs.len());
+        for (seq, bytes, states) in table.groups_mut(self.aggs.len()) {
+            group.clear();
+            decode_keys(bytes, keys, &mut group);
+            aggs.clear();
+            aggs.extend(
+                states
+                    .iter_mut()
+                    .zip(&self.aggs)
+                    .map(|(s, spec)| s.finish(spec)),
+            );
+            let cx = Cx {
+                keys: &group,
+                aggs: &aggs,
+                ..Cx::default()
+            };
+            if let Some(h) = &self.having
+                && !matches!(eval(h, NoDoc, cx, &mut scratch), Val::Bool(true))
+            {
+                continue;
+            }
+            sort.clear();
+            if ordered {
+                sort.extend(
+                    self.order
+                        .iter()
+                        .map(|(ex, _)| eval(ex, NoDoc, cx, &mut scratch).into_owned()),
+                );
+            }
+            let sort_keys: &[Val<'_>] = if ordered { &sort } else { &group };
+            if bounded && best.len() >= want {
+                let better = best.peek().is_some_and(|worst| {
+                    cmp_keys(sort_keys, &worst.keys, d)
+                        .then(seq.cmp(&worst.seq))
+                        .is_lt()
+                });
+                if !better {
+                    continue;
+                }
+            }
+            let mut tag = Vec::new();
+            if self.distinct {
+                for ex in &self.out {
+                    encode_key(&eval(ex, NoDoc, cx, &mut scratch), &mut tag);
+                }
+            }
+            let owned = || group.iter().map(|v| v.borrowed().into_owned()).collect();
+            let (sort_keys, group) = if ordered {
+                (std::mem::take(&mut sort), owned())
+            } else {
+                (owned(), Vec::new())
+            };
+            let ranked = Ranked {
+                keys: sort_keys,
+                seq,
+                dirs: d,
+                group,
+                aggs: std::mem::replace(&mut aggs, Vec::with_capacity(self.aggs.len())),
+                tag,
+            };
+            if bounded {
+                best.push(ranked);
+                if best.len() > want {
+                    best.pop();
+                }
+            } else {
+                all.push(ranked);
             }
         }
+        all.extend(best);
+        all
     }
 
     /// `rows` sorted (by their keys, then input order), the first `offset` left out, cut to
@@ -475,40 +559,33 @@ impl Plan {
 }
 
 impl Accumulator {
+    /// Fold in `laters`, in order, each covering lines that come after all of `self`'s and
+    /// of the ones before it. An aggregation's groups are merged partition by partition in
+    /// parallel, on the current rayon pool (the caller's `install`); the result is that of
+    /// [`Accumulator::merge`] one after another.
+    pub fn merge_all(&mut self, laters: Vec<Accumulator>) {
+        let mut groups = Vec::new();
+        for later in laters {
+            match (&mut self.inner, later.inner) {
+                (_, Inner::Empty) => {}
+                (Inner::Empty, later) => self.inner = later,
+                (Inner::Groups(_), Inner::Groups(b)) => groups.push(b),
+                (_, later) => self.merge(Accumulator { inner: later }),
+            }
+        }
+        if let Inner::Groups(a) = &mut self.inner
+            && !groups.is_empty()
+        {
+            a.merge_all(groups, true, &AggState::merge);
+        }
+    }
+
     /// Fold in `later`, which covers lines that come after all of `self`'s.
     pub fn merge(&mut self, later: Accumulator) {
         match (&mut self.inner, later.inner) {
             (_, Inner::Empty) => {}
             (Inner::Empty, later) => self.inner = later,
-            (Inner::Groups(a), Inner::Groups(b)) => {
-                // `later`'s encoded keys, by group: moved into `self`'s map, not made again.
-                let mut encoded: Vec<Option<Box<[u8]>>> = vec![None; b.groups.len()];
-                for (key, i) in b.map {
-                    if let Some(slot) = encoded.get_mut(i) {
-                        *slot = Some(key);
-                    }
-                }
-                for (group, key) in b.groups.into_iter().zip(encoded) {
-                    let key = key.unwrap_or_else(|| {
-                        let mut buf = Vec::new();
-                        for k in &group.keys {
-                            encode_key(k, &mut buf);
-                        }
-                        buf.into()
-                    });
-                    match a.map.get(&key) {
-                        Some(&i) => {
-                            for (s, t) in a.groups[i].states.iter_mut().zip(group.states) {
-                                s.merge(t);
-                            }
-                        }
-                        None => {
-                            a.map.insert(key, a.groups.len());
-                            a.groups.push(group);
-                        }
-                    }
-                }
-            }
+            (Inner::Groups(a), Inner::Groups(b)) => a.merge_all(vec![b], false, &AggState::merge),
             (Inner::Distinct(a), Inner::Distinct(b)) => a.merge(b),
             (Inner::Rows(a), Inner::Rows(b)) => {
                 let offset = a.next_seq;
@@ -561,53 +638,48 @@ pub(crate) fn accumulate<'a, D: Doc<'a>>(
     match &mut acc.inner {
         Inner::Empty => {}
         Inner::Groups(g) => {
-            let idx = if plan.group_by.is_empty() {
-                0
-            } else {
-                group_index(plan, s, root, g)
-            };
-            if let Some(group) = g.groups.get_mut(idx) {
-                fold_group(plan, s, root, group);
-            }
+            let states = group_states(plan, s, root, g);
+            fold_group(plan, s, root, states);
         }
         Inner::Rows(r) => keep_row(plan, s, root, r),
         Inner::Distinct(d) => d.add(plan, s, root),
     }
 }
 
-/// The index of this line's group, made when it is new.
+/// This line's group's states, the group made when it is new.
 #[inline(never)]
-fn group_index<'a, D: Doc<'a>>(plan: &Plan, s: &mut Scratch, root: D, g: &mut Groups) -> usize {
-    // Encode the keys without keeping them; a new group (rare) evaluates them again to own
-    // them.
+fn group_states<'g, 'a, D: Doc<'a>>(
+    plan: &Plan,
+    s: &mut Scratch,
+    root: D,
+    g: &'g mut Groups<AggState>,
+) -> &'g mut [AggState] {
+    if plan.group_by.is_empty() {
+        return g.entry(*EMPTY_KEY, &[], 0, || plan.new_states());
+    }
+    // The keys encoded, then their spelling (kept only by a new group), from one evaluation.
     let mut key = std::mem::take(&mut s.key_buf);
     key.clear();
+    let mut spelling = std::mem::take(g.spelling_buf());
+    spelling.clear();
     for ex in &plan.group_by {
         let v = eval(ex, root, Cx::default(), s);
         encode_key(&v, &mut key);
+        write_spelling(&v, &mut spelling);
     }
-    let idx = match g.map.get(key.as_slice()) {
-        Some(&i) => i,
-        None => {
-            let owned = plan
-                .group_by
-                .iter()
-                .map(|ex| eval(ex, root, Cx::default(), s).into_owned())
-                .collect();
-            g.map.insert(key.as_slice().into(), g.groups.len());
-            g.groups.push(plan.new_group(owned));
-            g.groups.len() - 1
-        }
-    };
+    let len = key.len();
+    key.extend_from_slice(&spelling);
+    *g.spelling_buf() = spelling;
+    let states = g.entry(hash_key(&key[..len]), &key, len, || plan.new_states());
     s.key_buf = key;
-    idx
+    states
 }
 
 /// Fold this line into its group's aggregates. Kept small (the whole per-line work of
 /// `count(*)` or `sum(Elapsed)`), the rest of [`accumulate`] out of its way.
 #[inline]
-fn fold_group<'a, D: Doc<'a>>(plan: &Plan, s: &mut Scratch, root: D, group: &mut Group) {
-    for (state, spec) in group.states.iter_mut().zip(&plan.aggs) {
+fn fold_group<'a, D: Doc<'a>>(plan: &Plan, s: &mut Scratch, root: D, states: &mut [AggState]) {
+    for (state, spec) in states.iter_mut().zip(&plan.aggs) {
         if let Some(filter) = &spec.filter
             && !matches!(eval(filter, root, Cx::default(), s), Val::Bool(true))
         {

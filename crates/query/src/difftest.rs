@@ -909,3 +909,161 @@ proptest! {
         }
     }
 }
+
+/// Lines for the many-groups test: about `lines / 2` values of `k` (a few lines without
+/// one), numbers `n` spelled several ways (`1.5`, `1.50`, `15e-1`: one group, written as its
+/// first line spelled it), numbers `v`, strings `s` and statuses `st`.
+fn many_group_lines(seed: u64, lines: usize) -> Vec<String> {
+    let mut x = seed | 1;
+    let mut next = move || {
+        // xorshift64: deterministic for the seed.
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    let keys = (lines as u64 / 2).max(1);
+    (0..lines)
+        .map(|_| {
+            let r = next();
+            let k = match r % 50 {
+                0 => String::new(),
+                _ => format!(r#""k":"key{}","#, next() % keys),
+            };
+            let n = next() % 40;
+            let n = match next() % 3 {
+                0 => format!("{}.{}", n / 10, n % 10),
+                1 => format!("{}.{}0", n / 10, n % 10),
+                _ => format!("{n}e-1"),
+            };
+            let v = format!("{}.{:02}", next() % 1000, next() % 100);
+            let s: String = (0..1 + next() % 3)
+                .map(|_| ["a", "b", "é", "Z"][(next() % 4) as usize])
+                .collect();
+            let st = [200, 200, 404, 500, 503][(next() % 5) as usize];
+            format!(r#"{{{k}"n":{n},"v":{v},"s":"{s}","st":{st}}}"#)
+        })
+        .collect()
+}
+
+/// `lines` folded into one accumulator by the lazy engine, as a chunk of the CLI is.
+fn lazy_accumulator(plan: &Plan, lines: &[String]) -> crate::Accumulator {
+    let mut parser = ndq_scan::Parser::new(ndq_scan::Scanner::detect());
+    let mut w = plan.worker();
+    let mut acc = plan.accumulator();
+    for line in lines {
+        let doc = parser
+            .parse_until(line.as_bytes(), plan.key_set())
+            .unwrap_or_else(|e| panic!("{line}: {e}"));
+        w.accumulate(plan.root(doc), &mut acc);
+    }
+    acc
+}
+
+/// The finished rows as text: values joined by `|`, rows by `;`.
+fn finished(plan: &Plan, acc: crate::Accumulator) -> String {
+    plan.finish(acc)
+        .iter()
+        .map(|r| {
+            r.iter()
+                .map(crate::tests::show)
+                .collect::<Vec<_>>()
+                .join("|")
+        })
+        .collect::<Vec<_>>()
+        .join(";")
+}
+
+/// The reference answer to `select n, count(*), min(s), max(s) group by n`: groups by the
+/// number's value in ascending order, each written as its first line spelled it.
+fn ref_groups_by_number(lines: &[String]) -> String {
+    let mut groups: BTreeMap<Decimal, (String, usize, String, String)> = BTreeMap::new();
+    for line in lines {
+        let doc: J = serde_json::from_str(line).expect("valid");
+        let Some(J::Number(n)) = doc.get("n") else {
+            panic!("every line has n");
+        };
+        let Some(J::String(s)) = doc.get("s") else {
+            panic!("every line has s");
+        };
+        let g = groups
+            .entry(dec(n).normalize())
+            .or_insert_with(|| (n.to_string(), 0, s.clone(), s.clone()));
+        g.1 += 1;
+        if s.as_bytes() < g.2.as_bytes() {
+            g.2 = s.clone();
+        }
+        if s.as_bytes() > g.3.as_bytes() {
+            g.3 = s.clone();
+        }
+    }
+    groups
+        .values()
+        .map(|(raw, count, min, max)| format!("{raw}|{count}|{min}|{max}"))
+        .collect::<Vec<_>>()
+        .join(";")
+}
+
+/// Aggregations of thousands of groups, with every aggregate kind, give the rows of one
+/// accumulator over all the lines however the lines are cut into chunks and however the
+/// chunks' accumulators are merged: one after another ([`crate::Accumulator::merge`]) or
+/// several at once, partition by partition ([`crate::Accumulator::merge_all`]).
+#[test]
+fn many_groups_merge_as_one_pass_for_every_split() {
+    let queries = [
+        "select k, count(*), count(v), sum(v), avg(v), min(v), max(v), min(s), max(s), \
+         percentile(v, 50), count_distinct(s), count_distinct(n) group by k",
+        "select n, count(*), min(s), max(s) group by n",
+        "select k, n, count(*) filter (where st >= 500) as e, count_if(st = 200) as ok, \
+         sum(v) filter (where st < 300) group by k, n having count(*) > 1 \
+         order by e desc, ok limit 7 offset 2",
+        "select k, percentile(v, 90), max(v), min(n) group by k order by 2 desc limit 5",
+        "select k, count(*) as c group by k order by c desc, k limit 3",
+        "select s group by s, n",
+        "select distinct s group by s, n order by s desc",
+        "select count(*), count_distinct(k), min(s), max(n), percentile(n, 10)",
+        "select n, count(*) group by n having count(*) > 3 order by n desc offset 1",
+    ];
+    let lines = many_group_lines(0x9e37_79b9_7f4a_7c15, 3000);
+    let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
+    let by_number = Plan::compile(queries[1]).expect("compiles");
+    assert_eq!(
+        finished(&by_number, lazy_accumulator(&by_number, &lines)),
+        ref_groups_by_number(&lines),
+        "against the reference: {}",
+        queries[1]
+    );
+    for query in queries {
+        let plan = Plan::compile(query).unwrap_or_else(|e| panic!("{query}: {e}"));
+        let whole = finished(&plan, lazy_accumulator(&plan, &lines));
+        assert!(!whole.is_empty(), "{query}");
+        assert_eq!(run_serde(&plan, &refs, None), whole, "serde: {query}");
+        for size in [1, 7, 300, 1001] {
+            let chunks: Vec<crate::Accumulator> = lines
+                .chunks(size)
+                .map(|c| lazy_accumulator(&plan, c))
+                .collect();
+            let mut one_by_one = crate::Accumulator::default();
+            for acc in chunks.iter().cloned() {
+                one_by_one.merge(acc);
+            }
+            assert_eq!(
+                finished(&plan, one_by_one),
+                whole,
+                "merged one by one, chunks of {size}: {query}"
+            );
+            for batch in [1, 5, chunks.len()] {
+                let mut batched = crate::Accumulator::default();
+                let mut rest = chunks.clone().into_iter().peekable();
+                while rest.peek().is_some() {
+                    batched.merge_all(rest.by_ref().take(batch).collect());
+                }
+                assert_eq!(
+                    finished(&plan, batched),
+                    whole,
+                    "merged {batch} at a time, chunks of {size}: {query}"
+                );
+            }
+        }
+    }
+}

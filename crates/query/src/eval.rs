@@ -32,7 +32,7 @@ use crate::value::{Num, Val, Value, cmp_parts, compare, parse_number};
 /// Group keys and finished aggregates, for per-group expressions.
 #[derive(Clone, Copy, Default)]
 pub(crate) struct Cx<'x> {
-    pub keys: &'x [Val<'static>],
+    pub keys: &'x [Val<'x>],
     pub aggs: &'x [Val<'static>],
     /// The current element's value, for [`Ex::Elem`] in a wildcard condition's test.
     pub elem: Option<&'x Val<'x>>,

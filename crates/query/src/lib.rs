@@ -1,14 +1,17 @@
 //! ndq-query: the query language of `docs/language.md` — lexer → parser → plan → eval — as a
-//! library independent of files and threads, so the CLI, `ndq bench` and the tests share one
-//! engine.
+//! library independent of files and threads (it splits work only inside one call, on the
+//! caller's rayon pool: merging and finishing an aggregation's groups), so the CLI,
+//! `ndq bench` and the tests share one engine.
 //!
 //! - [`Plan::compile`] parses and plans a query, or gives a [`QueryError`] whose `Display`
 //!   quotes the query with a caret under the offending column.
 //! - [`Plan::kind`] says how to drive it: [`Kind::Lines`] (write matching lines unchanged),
 //!   [`Kind::Rows`] (one row per matching line, streamed; the CLI applies [`Plan::offset`]
 //!   and [`Plan::limit`]), [`Kind::Collect`] (aggregation, `order by` or `select distinct`:
-//!   fold lines into an [`Accumulator`], merge accumulators in input order, then
-//!   [`Plan::finish`], which applies `having`, `offset` and `limit`).
+//!   fold lines into an [`Accumulator`], merge accumulators in input order (one by one, or
+//!   several at once with [`Accumulator::merge_all`], whose groups are merged partition by
+//!   partition on the caller's rayon pool), then [`Plan::finish`], which applies `having`,
+//!   `offset` and `limit`).
 //! - A [`Worker`] (one per thread) evaluates lines, generic over the document type ([`Doc`]):
 //!   ndq_scan's lazy `Object`/`Value`, or `&serde_json::Value` for the baseline engine.
 //! - [`Plan::key_set`] names the top-level keys the query reads, for
@@ -36,9 +39,9 @@
 //! `fsum`, `dsum`, `doc` (the document trait) → `ir` (compiled expressions) → `prefilter`
 //! (literals of `where`) → `candidates` (the prefilter over whole chunks) → `range` (the
 //! time range of `where`, a line's leading time) → `plan` (the planner and [`Plan`]) → `eval`
-//! (one expression over one document) → `distinct` (the rows of `select distinct`) → `agg`
-//! ([`Accumulator`]) → `worker` ([`Worker`]); `columns` (what each output column is, for
-//! drawing) reads the plan only.
+//! (one expression over one document) → `distinct` (the rows of `select distinct`) → `groups`
+//! (an aggregation's group tables, partitioned) → `agg` ([`Accumulator`]) → `worker`
+//! ([`Worker`]); `columns` (what each output column is, for drawing) reads the plan only.
 //!
 //! # Choices where the language reference is silent
 //!
@@ -270,6 +273,7 @@ mod error;
 mod eval;
 mod fsum;
 mod func;
+mod groups;
 mod ir;
 mod level;
 mod lex;
