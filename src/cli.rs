@@ -98,7 +98,8 @@ pub struct Args {
     /// Print one line of statistics on stderr after the run.
     ///
     /// Lines scanned, hits (lines that passed `where`), malformed lines, bytes, seconds and
-    /// MB/s; then, when there were any, the lines the prefilter ruled out unread.
+    /// MB/s; then, when there were any, the lines ruled out unread (by the prefilter or the time
+    /// range).
     #[arg(long)]
     pub stats: bool,
 

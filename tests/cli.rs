@@ -175,7 +175,7 @@ fn exit_0_and_stats_line() {
     let line = out.stderr();
     let ruled_out: u64 = line
         .split(", ")
-        .find_map(|part| part.strip_suffix(" lines ruled out by the prefilter\n"))
+        .find_map(|part| part.strip_suffix(" lines ruled out unread\n"))
         .and_then(|n| n.parse().ok())
         .unwrap_or_else(|| panic!("no lines ruled out{out}"));
     assert!(ruled_out > 0, "{out}");
@@ -774,7 +774,7 @@ fn prefilter_scans_fewer_lines_with_identical_output() {
         "{on}"
     );
     on.stderr_has(&format!(
-        ", {} lines ruled out by the prefilter",
+        ", {} lines ruled out unread",
         scanned_off - scanned_on
     ));
     assert!(!off.stderr().contains("ruled out"), "{off}");

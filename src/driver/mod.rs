@@ -194,8 +194,8 @@ pub struct Stats {
 }
 
 impl Stats {
-    /// The `--stats` line (without the `ndq: ` prefix); the lines the prefilter ruled out
-    /// come last, when there are any.
+    /// The `--stats` line (without the `ndq: ` prefix); the lines ruled out unread (by the
+    /// prefilter or the time range) come last, when there are any.
     pub fn line(&self) -> String {
         let secs = self.elapsed.as_secs_f64();
         let rate = if secs > 0.0 {
@@ -208,10 +208,7 @@ impl Stats {
             self.lines, self.hits, self.malformed, self.bytes, secs, rate
         );
         if self.skipped > 0 {
-            line.push_str(&format!(
-                ", {} lines ruled out by the prefilter",
-                self.skipped
-            ));
+            line.push_str(&format!(", {} lines ruled out unread", self.skipped));
         }
         line
     }
