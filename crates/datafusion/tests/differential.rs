@@ -305,3 +305,50 @@ fn unsupported_types_are_refused() {
     let err = NdjsonTable::try_new([sample()], Arc::new(schema)).unwrap_err();
     assert!(err.to_string().contains("Int32"), "{err}");
 }
+
+/// A value that its column's type cannot hold exactly is NULL, and counted.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn values_of_another_type_are_null_and_counted() {
+    let dir = TempDir::new("types");
+    let path = dir.0.join("t.ndjson");
+    std::fs::write(
+        &path,
+        concat!(
+            r#"{"n": 3, "d": 1.25, "b": true, "t": "2026-11-21T00:00:00.5+01:00", "s": 7}"#,
+            "\n",
+            r#"{"n": 3.0, "d": 1.2500, "b": false, "t": "2026-11-21T00:00:00Z", "s": {"a": [1]}}"#,
+            "\n",
+            r#"{"n": 1.5, "d": 1.255, "b": "yes", "t": "yesterday", "s": null}"#,
+            "\n",
+            r#"{"n": 99999999999999999999, "d": "1", "b": 1, "t": 5}"#,
+            "\n",
+        ),
+    )
+    .unwrap();
+    let schema = Schema::new(vec![
+        Field::new("n", DataType::Int64, true),
+        Field::new("d", DataType::Decimal128(5, 2), true),
+        Field::new("b", DataType::Boolean, true),
+        Field::new(
+            "t",
+            DataType::Timestamp(TimeUnit::Nanosecond, Some("UTC".into())),
+            true,
+        ),
+        Field::new("s", DataType::Utf8, true),
+    ]);
+    let ctx = SessionContext::new();
+    let table = NdjsonTable::try_new([&path], Arc::new(schema)).unwrap();
+    ctx.register_table("logs", Arc::new(table)).unwrap();
+    let (got, plan) = run(&ctx, "select n, d, b, t, s from logs").await;
+    assert_eq!(
+        got,
+        [
+            "3 | 1.25 | false | 2026-11-21T00:00:00Z | {\"a\": [1]}",
+            "3 | 1.25 | true | 2026-11-20T23:00:00.500Z | 7",
+            "NULL | NULL | NULL | NULL | NULL",
+            "NULL | NULL | NULL | NULL | NULL",
+        ]
+    );
+    // Row 3: n, d, b, t; row 4: all but the missing s.
+    assert_eq!(metric(&plan, "mismatched_values"), 8);
+}
