@@ -1,0 +1,354 @@
+//! The same SQL through the ndq table and through DataFusion's own NDJSON reader (the oracle)
+//! gives the same rows, on the committed sample and on generated logs.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use datafusion::arrow::array::RecordBatch;
+use datafusion::arrow::datatypes::{DataType, Field, Fields, Schema, TimeUnit};
+use datafusion::arrow::util::display::{ArrayFormatter, FormatOptions};
+use datafusion::physical_plan::{ExecutionPlan, collect};
+use datafusion::prelude::{JsonReadOptions, SessionConfig, SessionContext};
+use ndq_datafusion::NdjsonTable;
+
+/// The cases of `testdata/cases.txt` as SQL over `logs`, and a few more for the types, nested
+/// paths and pushed-down filters. Orders are total where a limit cuts.
+const QUERIES: &[&str] = &[
+    r#"select "Message" from logs where "Elapsed" > 200"#,
+    r#"select "Message" from logs where "Message" like '%/api/customers%'"#,
+    r#"select sum("Elapsed"), count(*) from logs"#,
+    r#"select "@l", count(*), avg("Elapsed") from logs group by "@l""#,
+    r#"select "@t", "StatusCode", "Message" from logs where "StatusCode" >= 500 order by "@t", "Message" limit 10"#,
+    r#"select "RequestPath", count(*) filter (where "StatusCode" >= 500) * 100 / count(*) as err from logs group by "RequestPath" order by err desc, "RequestPath" limit 10"#,
+    r#"select count(*) from logs"#,
+    r#"select "Properties.User.Name", count(*), max("Properties.User.Id") from logs group by "Properties.User.Name""#,
+    r#"select count(*) from logs where "Properties.Sampled""#,
+    r#"select "RequestMethod", count(*) from logs where "RequestMethod" = 'GET' or "StatusCode" < 300 group by "RequestMethod""#,
+    r#"select "ThreadId", "Elapsed" from logs where "ThreadId" <= 4 and "Elapsed" < 100.5 and "@l" != 'Debug'"#,
+    r#"select count(*), min("@t"), max("@t") from logs where "@t" >= '2026-11-21T00:00:01Z'"#,
+    r#"select "MachineName", count(*) from logs where 200 < "Elapsed" group by "MachineName""#,
+];
+
+/// The columns of the logs; `Elapsed` is of type `elapsed`.
+fn schema(elapsed: DataType) -> Schema {
+    Schema::new(vec![
+        Field::new(
+            "@t",
+            DataType::Timestamp(TimeUnit::Nanosecond, Some("UTC".into())),
+            true,
+        ),
+        Field::new("@l", DataType::Utf8, true),
+        Field::new("Message", DataType::Utf8View, true),
+        Field::new("RequestMethod", DataType::Utf8, true),
+        Field::new("RequestPath", DataType::Utf8, true),
+        Field::new("StatusCode", DataType::Int64, true),
+        Field::new("Elapsed", elapsed, true),
+        Field::new("MachineName", DataType::Utf8, true),
+        Field::new("ThreadId", DataType::Int64, true),
+        Field::new("Properties.User.Name", DataType::Utf8, true),
+        Field::new("Properties.User.Id", DataType::Int64, true),
+        Field::new("Properties.Sampled", DataType::Boolean, true),
+    ])
+}
+
+/// The oracle's schema: the same top-level columns, `Properties` as a struct.
+fn oracle_schema(elapsed: DataType) -> Schema {
+    let user = Fields::from(vec![
+        Field::new("Name", DataType::Utf8, true),
+        Field::new("Id", DataType::Int64, true),
+    ]);
+    let properties = Fields::from(vec![
+        Field::new("User", DataType::Struct(user), true),
+        Field::new("Sampled", DataType::Boolean, true),
+    ]);
+    let mut fields: Vec<Field> = schema(elapsed)
+        .fields()
+        .iter()
+        .filter(|f| !f.name().contains('.'))
+        .map(|f| f.as_ref().clone())
+        .collect();
+    fields.push(Field::new("Properties", DataType::Struct(properties), true));
+    Schema::new(fields)
+}
+
+/// `logs` through ndq, and `logs` through DataFusion's reader (a view over `raw…`), each in
+/// its own session with `partitions` target partitions.
+async fn sessions(
+    paths: &[PathBuf],
+    partitions: usize,
+    elapsed: DataType,
+) -> (SessionContext, SessionContext) {
+    let config = || SessionConfig::new().with_target_partitions(partitions);
+    let ndq = SessionContext::new_with_config(config());
+    let table = NdjsonTable::try_new(paths, Arc::new(schema(elapsed.clone()))).unwrap();
+    ndq.register_table("logs", Arc::new(table)).unwrap();
+
+    let oracle = SessionContext::new_with_config(config());
+    let raw_schema = oracle_schema(elapsed.clone());
+    for (i, path) in paths.iter().enumerate() {
+        let ext = path
+            .extension()
+            .map(|e| format!(".{}", e.to_string_lossy()));
+        let options = JsonReadOptions::default()
+            .schema(&raw_schema)
+            .file_extension(ext.as_deref().unwrap_or(""));
+        oracle
+            .register_json(format!("raw{i}"), path.to_str().unwrap(), options)
+            .await
+            .unwrap();
+    }
+    let union = (0..paths.len())
+        .map(|i| format!("select * from raw{i}"))
+        .collect::<Vec<_>>()
+        .join(" union all ");
+    let top: Vec<String> = schema(elapsed)
+        .fields()
+        .iter()
+        .filter(|f| !f.name().contains('.'))
+        .map(|f| format!("{:?}", f.name()))
+        .collect();
+    oracle
+        .sql(&format!(
+            "create view logs as select {}, \
+             get_field(get_field(\"Properties\", 'User'), 'Name') as \"Properties.User.Name\", \
+             get_field(get_field(\"Properties\", 'User'), 'Id') as \"Properties.User.Id\", \
+             get_field(\"Properties\", 'Sampled') as \"Properties.Sampled\" from ({union})",
+            top.join(", ")
+        ))
+        .await
+        .unwrap();
+    (ndq, oracle)
+}
+
+/// Each row as text, sorted.
+fn rows(batches: &[RecordBatch]) -> Vec<String> {
+    let options = FormatOptions::default().with_null("NULL");
+    let mut out = Vec::new();
+    for batch in batches {
+        let formatters: Vec<_> = batch
+            .columns()
+            .iter()
+            .map(|c| ArrayFormatter::try_new(c.as_ref(), &options).unwrap())
+            .collect();
+        for r in 0..batch.num_rows() {
+            let cells: Vec<String> = formatters.iter().map(|f| f.value(r).to_string()).collect();
+            out.push(cells.join(" | "));
+        }
+    }
+    out.sort();
+    out
+}
+
+async fn run(ctx: &SessionContext, sql: &str) -> (Vec<String>, Arc<dyn ExecutionPlan>) {
+    let plan = ctx
+        .sql(sql)
+        .await
+        .unwrap_or_else(|e| panic!("{sql}: {e}"))
+        .create_physical_plan()
+        .await
+        .unwrap();
+    let batches = collect(Arc::clone(&plan), ctx.task_ctx())
+        .await
+        .unwrap_or_else(|e| panic!("{sql}: {e}"));
+    (rows(&batches), plan)
+}
+
+/// The sum of metric `name` over the plan's ndq scans.
+fn metric(plan: &Arc<dyn ExecutionPlan>, name: &str) -> usize {
+    let own = if plan.name() == "NdjsonExec" {
+        plan.metrics()
+            .unwrap()
+            .sum_by_name(name)
+            .unwrap()
+            .as_usize()
+    } else {
+        0
+    };
+    own + plan
+        .children()
+        .iter()
+        .map(|c| metric(c, name))
+        .sum::<usize>()
+}
+
+const DECIMAL: DataType = DataType::Decimal128(18, 4);
+
+async fn agree(paths: &[PathBuf], partitions: usize, elapsed: DataType, queries: &[&str]) {
+    let (ndq, oracle) = sessions(paths, partitions, elapsed).await;
+    for sql in queries {
+        let (want, _) = run(&oracle, sql).await;
+        let (got, plan) = run(&ndq, sql).await;
+        assert!(!want.is_empty(), "{sql}: no rows to compare");
+        assert_eq!(got, want, "{sql} ({partitions} partitions)");
+        assert_eq!(metric(&plan, "bad_lines"), 0, "{sql}");
+        assert_eq!(metric(&plan, "mismatched_values"), 0, "{sql}");
+    }
+}
+
+fn sample() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/sample.ndjson")
+}
+
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(name: &str) -> TempDir {
+        let dir = std::env::temp_dir().join(format!("ndq-df-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        TempDir(dir)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sample_queries_match_datafusion_json() {
+    for partitions in [1, 4] {
+        agree(&[sample()], partitions, DECIMAL, QUERIES).await;
+    }
+}
+
+/// `Elapsed` as Float64 (no sums: their last digits depend on the order of the additions).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn float_columns_match_datafusion_json() {
+    let queries = [
+        r#"select "Elapsed" from logs where "Elapsed" > 200.5"#,
+        r#"select "@l", min("Elapsed"), max("Elapsed") from logs where "Elapsed" <= 1000 group by "@l""#,
+    ];
+    agree(&[sample()], 2, DataType::Float64, &queries).await;
+}
+
+/// Generated logs in two files of several MiB: split into byte ranges across partitions.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn generated_queries_match_datafusion_json_across_ranges() {
+    let dir = TempDir::new("gen");
+    let a = dir.0.join("a.ndjson");
+    let b = dir.0.join("b.ndjson");
+    std::fs::write(&a, ndq_gen::generate(11, 3 << 20)).unwrap();
+    std::fs::write(&b, ndq_gen::generate(12, 3 << 19)).unwrap();
+    agree(&[a, b], 5, DECIMAL, QUERIES).await;
+}
+
+/// A directory reads its files; malformed lines are skipped and counted in `bad_lines`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn malformed_lines_are_skipped_and_counted() {
+    let dir = TempDir::new("bad");
+    let clean = std::fs::read(sample()).unwrap();
+    let bad: &[&[u8]] = &[
+        b"{\"@l\":\"Error\",",
+        b"not json",
+        b"{\"Elapsed\": 1,}",
+        b"[1, 2]",
+        b"{\"Message\": \"\xff\"}",
+    ];
+    let mut dirty = Vec::new();
+    let mut injected = 0;
+    for (i, line) in clean.split_inclusive(|&c| c == b'\n').enumerate() {
+        dirty.extend_from_slice(line);
+        if i % 50 == 0 {
+            dirty.extend_from_slice(bad[injected % bad.len()]);
+            // A blank line is not malformed: it is skipped without a count.
+            dirty.extend_from_slice(b"\n\n");
+            injected += 1;
+        }
+    }
+    std::fs::write(dir.0.join("logs.ndjson"), &dirty).unwrap();
+
+    let (_, oracle) = sessions(&[sample()], 2, DECIMAL).await;
+    let ndq = SessionContext::new();
+    let table = NdjsonTable::try_new([&dir.0], Arc::new(schema(DECIMAL))).unwrap();
+    ndq.register_table("logs", Arc::new(table)).unwrap();
+    for sql in [
+        r#"select count(*) from logs"#,
+        r#"select "@l", sum("Elapsed") from logs group by "@l""#,
+    ] {
+        let (want, _) = run(&oracle, sql).await;
+        let (got, plan) = run(&ndq, sql).await;
+        assert_eq!(got, want, "{sql}");
+        assert_eq!(metric(&plan, "bad_lines"), injected, "{sql}");
+    }
+}
+
+/// Only the keys a query reads are scanned for, and a pushed-down comparison leaves lines out
+/// before their rows are built.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn scan_reads_projected_keys_and_filters_lines() {
+    let ctx = SessionContext::new();
+    let table = NdjsonTable::try_new([sample()], Arc::new(schema(DECIMAL))).unwrap();
+    ctx.register_table("logs", Arc::new(table)).unwrap();
+    let sql = r#"select "Properties.User.Name" from logs where "Elapsed" > 200"#;
+    let (_, plan) = run(&ctx, sql).await;
+    let shown = datafusion::physical_plan::displayable(plan.as_ref())
+        .indent(false)
+        .to_string();
+    assert!(
+        shown.contains(r#"keys=["Elapsed", "Properties"], pushed_filters=1"#),
+        "{shown}"
+    );
+    let filtered = metric(&plan, "filtered_lines");
+    let (kept, _) = run(&ctx, r#"select count(*) from logs where "Elapsed" > 200"#).await;
+    let (all, _) = run(&ctx, r#"select count(*) from logs"#).await;
+    let kept: usize = kept[0].parse().unwrap();
+    let all: usize = all[0].parse().unwrap();
+    assert!(filtered > 0);
+    assert_eq!(filtered, all - kept);
+}
+
+/// A type the scan cannot produce is refused when the table is made.
+#[test]
+fn unsupported_types_are_refused() {
+    let schema = Schema::new(vec![Field::new("a", DataType::Int32, true)]);
+    let err = NdjsonTable::try_new([sample()], Arc::new(schema)).unwrap_err();
+    assert!(err.to_string().contains("Int32"), "{err}");
+}
+
+/// A value that its column's type cannot hold exactly is NULL, and counted.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn values_of_another_type_are_null_and_counted() {
+    let dir = TempDir::new("types");
+    let path = dir.0.join("t.ndjson");
+    std::fs::write(
+        &path,
+        concat!(
+            r#"{"n": 3, "d": 1.25, "b": true, "t": "2026-11-21T00:00:00.5+01:00", "s": 7}"#,
+            "\n",
+            r#"{"n": 3.0, "d": 1.2500, "b": false, "t": "2026-11-21T00:00:00Z", "s": {"a": [1]}}"#,
+            "\n",
+            r#"{"n": 1.5, "d": 1.255, "b": "yes", "t": "yesterday", "s": null}"#,
+            "\n",
+            r#"{"n": 99999999999999999999, "d": "1", "b": 1, "t": 5}"#,
+            "\n",
+        ),
+    )
+    .unwrap();
+    let schema = Schema::new(vec![
+        Field::new("n", DataType::Int64, true),
+        Field::new("d", DataType::Decimal128(5, 2), true),
+        Field::new("b", DataType::Boolean, true),
+        Field::new(
+            "t",
+            DataType::Timestamp(TimeUnit::Nanosecond, Some("UTC".into())),
+            true,
+        ),
+        Field::new("s", DataType::Utf8, true),
+    ]);
+    let ctx = SessionContext::new();
+    let table = NdjsonTable::try_new([&path], Arc::new(schema)).unwrap();
+    ctx.register_table("logs", Arc::new(table)).unwrap();
+    let (got, plan) = run(&ctx, "select n, d, b, t, s from logs").await;
+    assert_eq!(
+        got,
+        [
+            "3 | 1.25 | false | 2026-11-21T00:00:00Z | {\"a\": [1]}",
+            "3 | 1.25 | true | 2026-11-20T23:00:00.500Z | 7",
+            "NULL | NULL | NULL | NULL | NULL",
+            "NULL | NULL | NULL | NULL | NULL",
+        ]
+    );
+    // Row 3: n, d, b, t; row 4: all but the missing s.
+    assert_eq!(metric(&plan, "mismatched_values"), 8);
+}
