@@ -456,6 +456,11 @@ enum Flow {
     Done,
 }
 
+/// Up to this many groups in a block's accumulators, [`Driver::merge_pending`] folds them
+/// on the driver's thread: waking the pool for each block of a directory of small files
+/// cost a quarter of the run (4,104 files of 256 KB, `count(*)`: 0.30 s against 0.23 s).
+const FEW_GROUPS: usize = 4096;
+
 struct Driver<'r, S, F> {
     /// The step type `make` returns.
     step: PhantomData<fn() -> S>,
@@ -912,14 +917,23 @@ where
 
     /// Merge the block's accumulators into the run's, in chunk order: an aggregation's
     /// groups partition by partition on the pool (`Accumulator::merge_all`), while the
-    /// workers would otherwise wait for the next block.
+    /// workers would otherwise wait for the next block; up to [`FEW_GROUPS`], one after
+    /// another on this thread.
     fn merge_pending(&mut self) {
         if self.pending.is_empty() {
             return;
         }
         let pending = std::mem::take(&mut self.pending);
         let total = self.drove.acc.get_or_insert_with(Accumulator::default);
-        self.pool.install(|| total.merge_all(pending));
+        if pending.iter().map(Accumulator::groups).sum::<usize>() <= FEW_GROUPS {
+            // A few groups (a plain count, or a block of small files): folded here, in
+            // order; handing them to the pool would cost more than the fold.
+            for acc in pending {
+                total.merge(acc);
+            }
+        } else {
+            self.pool.install(|| total.merge_all(pending));
+        }
     }
 
     /// Take one chunk's output (of the chunk `data`), in order.

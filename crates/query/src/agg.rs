@@ -559,6 +559,15 @@ impl Plan {
 }
 
 impl Accumulator {
+    /// The groups of an aggregation held so far (0 for other accumulators): what a merge
+    /// has to fold, for a caller deciding whether to spread it over threads.
+    pub fn groups(&self) -> usize {
+        match &self.inner {
+            Inner::Groups(g) => g.len(),
+            _ => 0,
+        }
+    }
+
     /// Fold in `laters`, in order, each covering lines that come after all of `self`'s and
     /// of the ones before it. An aggregation's groups are merged partition by partition in
     /// parallel, on the current rayon pool (the caller's `install`); the result is that of

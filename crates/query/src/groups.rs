@@ -297,6 +297,11 @@ impl<S: Send + Sync> Groups<S> {
         &mut self.spelling
     }
 
+    /// Groups held, over every partition.
+    pub fn len(&self) -> usize {
+        self.parts.iter().map(Table::len).sum()
+    }
+
     /// Fold in `laters`, each covering lines after all of `self`'s and of the ones before it.
     /// With `parallel`, the partitions are merged on the current rayon pool.
     pub fn merge_all(
