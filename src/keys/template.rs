@@ -574,10 +574,7 @@ mod tests {
     #[test]
     fn templates_give_the_plain_walk_on_generated_logs_and_the_sample() {
         let data = ndq_gen::generate(11, 400_000);
-        let lines: Vec<&[u8]> = data
-            .split(|&b| b == b'\n')
-            .filter(|l| !l.is_empty())
-            .collect();
+        let lines = non_blank_lines(&data);
         assert!(lines.len() > 300);
         same_as_plain(&lines);
         let sample = std::fs::read(concat!(
@@ -585,12 +582,16 @@ mod tests {
             "/testdata/sample.ndjson"
         ))
         .unwrap_or_default();
-        let lines: Vec<&[u8]> = sample
-            .split(|&b| b == b'\n')
-            .filter(|l| !l.is_empty())
-            .collect();
+        let lines = non_blank_lines(&sample);
         assert!(lines.len() > 100);
         same_as_plain(&lines);
+    }
+
+    /// The lines of `data` that are not empty.
+    fn non_blank_lines(data: &[u8]) -> Vec<&[u8]> {
+        data.split(|&b| b == b'\n')
+            .filter(|l| !l.is_empty())
+            .collect()
     }
 
     #[test]
