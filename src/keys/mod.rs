@@ -86,11 +86,10 @@ pub struct KeysArgs {
 }
 
 /// `--walk`: how each line is walked into the paths.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Walk {
     // Plain comments rather than doc comments: clap would list those in `--help`.
     // By line templates where a line's structure was seen before (see `template.rs`).
-    #[default]
     Templates,
     // Every line by the plain walk (`Paths::line`), the reference.
     Plain,
