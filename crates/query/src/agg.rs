@@ -259,23 +259,6 @@ fn cmp_keys(a: &[Val<'_>], b: &[Val<'_>], dirs: u64) -> std::cmp::Ordering {
     std::cmp::Ordering::Equal
 }
 
-impl PartialEq for Kept {
-    fn eq(&self, o: &Kept) -> bool {
-        self.cmp(o).is_eq()
-    }
-}
-impl Eq for Kept {}
-impl PartialOrd for Kept {
-    fn partial_cmp(&self, o: &Kept) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(o))
-    }
-}
-impl Ord for Kept {
-    fn cmp(&self, o: &Kept) -> std::cmp::Ordering {
-        cmp_keys(&self.keys, &o.keys, self.dirs).then(self.seq.cmp(&o.seq))
-    }
-}
-
 /// A group kept for the result: its sort keys (`order by`'s, or its own keys without one),
 /// its number of first appearance, its keys (with `order by`) and aggregates, and (`select
 /// distinct`) its row encoded.
@@ -288,22 +271,29 @@ struct Ranked {
     tag: Vec<u8>,
 }
 
-impl PartialEq for Ranked {
-    fn eq(&self, o: &Ranked) -> bool {
-        self.cmp(o).is_eq()
-    }
+/// Order by sort keys (with their directions), then by first appearance: for rows (`Kept`)
+/// and groups (`Ranked`) alike.
+macro_rules! by_sort_keys {
+    ($($t:ty),*) => {$(
+        impl PartialEq for $t {
+            fn eq(&self, o: &$t) -> bool {
+                self.cmp(o).is_eq()
+            }
+        }
+        impl Eq for $t {}
+        impl PartialOrd for $t {
+            fn partial_cmp(&self, o: &$t) -> Option<std::cmp::Ordering> {
+                Some(self.cmp(o))
+            }
+        }
+        impl Ord for $t {
+            fn cmp(&self, o: &$t) -> std::cmp::Ordering {
+                cmp_keys(&self.keys, &o.keys, self.dirs).then(self.seq.cmp(&o.seq))
+            }
+        }
+    )*};
 }
-impl Eq for Ranked {}
-impl PartialOrd for Ranked {
-    fn partial_cmp(&self, o: &Ranked) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(o))
-    }
-}
-impl Ord for Ranked {
-    fn cmp(&self, o: &Ranked) -> std::cmp::Ordering {
-        cmp_keys(&self.keys, &o.keys, self.dirs).then(self.seq.cmp(&o.seq))
-    }
-}
+by_sort_keys!(Kept, Ranked);
 
 /// Cut `all` to its first `want` (in their order, left unsorted), without sorting the rest.
 fn keep_first<T: Ord>(all: &mut Vec<T>, want: usize) {

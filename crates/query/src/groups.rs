@@ -394,12 +394,18 @@ fn encoded(bytes: &[u8], at: usize) -> Option<(u8, &[u8], usize)> {
         2 | 7 | 8 => fixed(16),
         3 => fixed(8),
         _ => {
-            let len = u64::from_le_bytes(bytes.get(body..body + 8)?.try_into().ok()?);
-            let start = body + 8;
-            let end = start.checked_add(usize::try_from(len).ok()?)?;
-            Some((tag, bytes.get(start..end)?, end))
+            let (payload, end) = prefixed(bytes, body)?;
+            Some((tag, payload, end))
         }
     }
+}
+
+/// The length-prefixed bytes at `at` (a `u64` length, then the bytes), and where they end.
+fn prefixed(bytes: &[u8], at: usize) -> Option<(&[u8], usize)> {
+    let len = u64::from_le_bytes(bytes.get(at..at + 8)?.try_into().ok()?);
+    let start = at + 8;
+    let end = start.checked_add(usize::try_from(len).ok()?)?;
+    Some((bytes.get(start..end)?, end))
 }
 
 /// Append what [`encode_key`](crate::value::encode_key) drops of `v` (see [`decode_keys`]).
@@ -445,11 +451,9 @@ fn read_text<'b>(bytes: &'b [u8], at: &mut usize, same: &'b str) -> Option<Optio
         0 => None,
         1 => Some(same),
         _ => {
-            let len = u64::from_le_bytes(bytes.get(*at..*at + 8)?.try_into().ok()?);
-            let start = *at + 8;
-            let end = start.checked_add(usize::try_from(len).ok()?)?;
+            let (text, end) = prefixed(bytes, *at)?;
             *at = end;
-            Some(std::str::from_utf8(bytes.get(start..end)?).ok()?)
+            Some(std::str::from_utf8(text).ok()?)
         }
     })
 }
