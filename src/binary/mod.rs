@@ -147,9 +147,10 @@ impl Encoding {
             self.partial.extend_from_slice(&buf[used..]);
         } else {
             self.partial.extend_from_slice(buf);
-            let partial = std::mem::take(&mut self.partial);
+            let mut partial = std::mem::take(&mut self.partial);
             let used = self.rows(&partial)?;
-            self.partial = partial[used..].to_vec();
+            partial.drain(..used);
+            self.partial = partial;
         }
         for batch in self.batcher.take_ready() {
             self.encode(&batch)?;

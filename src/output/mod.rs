@@ -180,35 +180,34 @@ impl RowWriter {
             Format::Parquet | Format::Arrow => {
                 unreachable!("not offered without the arrow feature")
             }
-            // Table rows are rendered together; a lone row is rendered as a table of one.
-            Format::Table => {
-                let owned: Vec<Vec<Value<'_>>> = vec![row.to_vec()];
-                let table = table::render(&self.columns, &owned, self.color);
-                out.extend_from_slice(table.as_bytes());
-            }
-            Format::Chart => {
-                let owned: Vec<Vec<Value<'_>>> = vec![row.to_vec()];
-                let chart = chart::render(&self.columns, &owned, &self.chart, self.color);
-                out.extend_from_slice(chart.as_bytes());
+            // Table and chart rows are rendered together; a lone row is rendered alone.
+            Format::Table | Format::Chart => {
+                self.render_whole(&[row.to_vec()], out);
             }
         }
     }
 
     /// Write every row: the header (if any) and the rows.
     pub fn write_all(&self, rows: &[Vec<Value<'_>>], out: &mut Vec<u8>) {
-        if self.format == Format::Table {
-            out.extend_from_slice(table::render(&self.columns, rows, self.color).as_bytes());
-            return;
-        }
-        if self.format == Format::Chart {
-            let chart = chart::render(&self.columns, rows, &self.chart, self.color);
-            out.extend_from_slice(chart.as_bytes());
+        if self.render_whole(rows, out) {
             return;
         }
         self.header(out);
         for row in rows {
             self.row(row, out);
         }
+    }
+
+    /// For the formats that render all rows at once (table, chart): render `rows` into
+    /// `out` and say so; false for the others, which write nothing here.
+    fn render_whole(&self, rows: &[Vec<Value<'_>>], out: &mut Vec<u8>) -> bool {
+        let text = match self.format {
+            Format::Table => table::render(&self.columns, rows, self.color),
+            Format::Chart => chart::render(&self.columns, rows, &self.chart, self.color),
+            _ => return false,
+        };
+        out.extend_from_slice(text.as_bytes());
+        true
     }
 }
 
