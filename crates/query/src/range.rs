@@ -228,34 +228,30 @@ impl TimeRange {
     }
 
     fn text(&mut self, op: BinOp, c: &str) {
-        let c = c.as_bytes().to_vec();
-        // The tighter of two bounds; at the same text, the exclusive one.
-        let raise = |b: &mut Option<(Vec<u8>, bool)>, inclusive: bool| {
+        let c = c.as_bytes();
+        // The tighter of two bounds (`toward`: the side a tighter one lies on); at the same
+        // text, the exclusive one.
+        let tighten = |b: &mut Option<(Vec<u8>, bool)>, toward: Ordering, inclusive: bool| {
             let tighter = match b {
                 None => true,
-                Some((old, inc)) => c > *old || (c == *old && *inc && !inclusive),
+                Some((old, inc)) => match c.cmp(old.as_slice()) {
+                    Ordering::Equal => *inc && !inclusive,
+                    o => o == toward,
+                },
             };
             if tighter {
-                *b = Some((c.clone(), inclusive));
+                *b = Some((c.to_vec(), inclusive));
             }
         };
-        let lower = |b: &mut Option<(Vec<u8>, bool)>, inclusive: bool| {
-            let tighter = match b {
-                None => true,
-                Some((old, inc)) => c < *old || (c == *old && *inc && !inclusive),
-            };
-            if tighter {
-                *b = Some((c.clone(), inclusive));
-            }
-        };
+        let (lo, hi) = (Ordering::Greater, Ordering::Less);
         match op {
-            BinOp::Ge => raise(&mut self.text_lo, true),
-            BinOp::Gt => raise(&mut self.text_lo, false),
-            BinOp::Le => lower(&mut self.text_hi, true),
-            BinOp::Lt => lower(&mut self.text_hi, false),
+            BinOp::Ge => tighten(&mut self.text_lo, lo, true),
+            BinOp::Gt => tighten(&mut self.text_lo, lo, false),
+            BinOp::Le => tighten(&mut self.text_hi, hi, true),
+            BinOp::Lt => tighten(&mut self.text_hi, hi, false),
             BinOp::Eq => {
-                raise(&mut self.text_lo, true);
-                lower(&mut self.text_hi, true);
+                tighten(&mut self.text_lo, lo, true);
+                tighten(&mut self.text_hi, hi, true);
             }
             _ => {}
         }
