@@ -332,19 +332,14 @@ fn collect(e: &Ex, range: &mut Option<TimeRange>) {
             ) {
                 return;
             }
-            let (op, s, c) = match (side(a), side(b)) {
-                (Some(s), _) if constant(b).is_some() => (*op, s, b),
-                (_, Some(s)) if constant(a).is_some() => (flip(*op), s, a),
-                _ => return,
-            };
-            let (Some(value), key) = (
-                constant(c),
-                match s {
-                    Side::Raw(k) | Side::Instant(k) => k,
-                },
-            ) else {
+            let Some((op, s, value)) = side(a)
+                .zip(constant(b))
+                .map(|(s, v)| (*op, s, v))
+                .or_else(|| side(b).zip(constant(a)).map(|(s, v)| (flip(*op), s, v)))
+            else {
                 return;
             };
+            let (Side::Raw(key) | Side::Instant(key)) = s;
             if !plain_key(key) {
                 return;
             }
