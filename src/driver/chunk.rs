@@ -172,17 +172,14 @@ pub fn scan<S: LineStep>(
         .filter(|_| zones.is_none())
         .map(|f| f.candidates(data));
     let mut rest = data;
-    // The key of the leading times, and whether the zones' key is another.
+    // The key of the leading times: a range's key is also the zones' key (`Plan::time_key`),
+    // so each line's leading time is read once for both.
     let key = time
         .range
         .map(|r| r.key().as_bytes())
         .or(time.index.map(|ix| ix.key));
+    debug_assert!(time.index.is_none_or(|ix| Some(ix.key) == key));
     let mut reader = key.map(TimeReader::new);
-    let mut other = time
-        .index
-        .map(|ix| ix.key)
-        .filter(|&k| Some(k) != key)
-        .map(TimeReader::new);
     while !rest.is_empty() {
         if search.is_some()
             && out.lines > 0
@@ -227,11 +224,7 @@ pub fn scan<S: LineStep>(
         };
         if let Some(z) = &mut zones {
             let at = line.as_ptr() as usize - data.as_ptr() as usize;
-            let zs = match &mut other {
-                Some(r) if !blank => r.read(line),
-                _ => stamp,
-            };
-            z.line(at, blank, zs);
+            z.line(at, blank, stamp);
         }
         if blank {
             continue;

@@ -228,34 +228,30 @@ impl TimeRange {
     }
 
     fn text(&mut self, op: BinOp, c: &str) {
-        let c = c.as_bytes().to_vec();
-        // The tighter of two bounds; at the same text, the exclusive one.
-        let raise = |b: &mut Option<(Vec<u8>, bool)>, inclusive: bool| {
+        let c = c.as_bytes();
+        // The tighter of two bounds (`toward`: the side a tighter one lies on); at the same
+        // text, the exclusive one.
+        let tighten = |b: &mut Option<(Vec<u8>, bool)>, toward: Ordering, inclusive: bool| {
             let tighter = match b {
                 None => true,
-                Some((old, inc)) => c > *old || (c == *old && *inc && !inclusive),
+                Some((old, inc)) => match c.cmp(old.as_slice()) {
+                    Ordering::Equal => *inc && !inclusive,
+                    o => o == toward,
+                },
             };
             if tighter {
-                *b = Some((c.clone(), inclusive));
+                *b = Some((c.to_vec(), inclusive));
             }
         };
-        let lower = |b: &mut Option<(Vec<u8>, bool)>, inclusive: bool| {
-            let tighter = match b {
-                None => true,
-                Some((old, inc)) => c < *old || (c == *old && *inc && !inclusive),
-            };
-            if tighter {
-                *b = Some((c.clone(), inclusive));
-            }
-        };
+        let (lo, hi) = (Ordering::Greater, Ordering::Less);
         match op {
-            BinOp::Ge => raise(&mut self.text_lo, true),
-            BinOp::Gt => raise(&mut self.text_lo, false),
-            BinOp::Le => lower(&mut self.text_hi, true),
-            BinOp::Lt => lower(&mut self.text_hi, false),
+            BinOp::Ge => tighten(&mut self.text_lo, lo, true),
+            BinOp::Gt => tighten(&mut self.text_lo, lo, false),
+            BinOp::Le => tighten(&mut self.text_hi, hi, true),
+            BinOp::Lt => tighten(&mut self.text_hi, hi, false),
             BinOp::Eq => {
-                raise(&mut self.text_lo, true);
-                lower(&mut self.text_hi, true);
+                tighten(&mut self.text_lo, lo, true);
+                tighten(&mut self.text_hi, hi, true);
             }
             _ => {}
         }
@@ -336,19 +332,14 @@ fn collect(e: &Ex, range: &mut Option<TimeRange>) {
             ) {
                 return;
             }
-            let (op, s, c) = match (side(a), side(b)) {
-                (Some(s), _) if constant(b).is_some() => (*op, s, b),
-                (_, Some(s)) if constant(a).is_some() => (flip(*op), s, a),
-                _ => return,
-            };
-            let (Some(value), key) = (
-                constant(c),
-                match s {
-                    Side::Raw(k) | Side::Instant(k) => k,
-                },
-            ) else {
+            let Some((op, s, value)) = side(a)
+                .zip(constant(b))
+                .map(|(s, v)| (*op, s, v))
+                .or_else(|| side(b).zip(constant(a)).map(|(s, v)| (flip(*op), s, v)))
+            else {
                 return;
             };
+            let (Side::Raw(key) | Side::Instant(key)) = s;
             if !plain_key(key) {
                 return;
             }
