@@ -491,13 +491,16 @@ fn an_unreadable_or_damaged_cache_changes_nothing() {
     let cache = f.path("cache");
     let args = &queries(&times)[0];
     same(args, &file, &cache, &[Way::Cache], true);
-    // Damage every cached map.
+    // Damage every cached map (there must be one, or nothing below is tested).
+    let mut damaged = 0;
     for entry in std::fs::read_dir(&cache).expect("a cache").flatten() {
         let mut bytes = std::fs::read(entry.path()).expect("read");
         let n = bytes.len();
         bytes[n / 2] ^= 0xff;
         std::fs::write(entry.path(), bytes).expect("write");
+        damaged += 1;
     }
+    assert!(damaged > 0, "the first run wrote no zone map to damage");
     same(args, &file, &cache, &[Way::Cache], true);
     // A cache directory that is a file: nothing can be written.
     let blocked = f.write("blocked", "x");
