@@ -53,6 +53,7 @@
 #![cfg_attr(not(test), warn(clippy::unwrap_used))]
 
 mod distinct;
+mod glue;
 mod paths;
 mod template;
 
@@ -232,15 +233,11 @@ impl Collector {
     /// Add one line to `paths` instead (a part kept by the caller, e.g. one per chunk),
     /// with this collector's scanner and templates.
     pub fn line_into(&mut self, paths: &mut Paths, line: &[u8]) -> Result<(), Rejection> {
-        let doc = self
-            .parser
-            .parse(line)
-            .map_err(|verdict| Rejection { verdict })?;
-        match &mut self.templates {
-            Some(t) => t.line(paths, &doc),
-            None => paths.line(doc.root()),
-        }
-        Ok(())
+        let read = match &mut self.templates {
+            Some(t) => t.read(&mut self.parser, paths, line),
+            None => self.parser.parse(line).map(|doc| paths.line(doc.root())),
+        };
+        read.map_err(|verdict| Rejection { verdict })
     }
 
     /// Lines added so far (JSON objects).

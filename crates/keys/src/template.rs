@@ -33,9 +33,10 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
 
-use ndq_scan::{Document, Token, TokenKind};
+use ndq_scan::{Document, KeySet, Malformed, Parser, Token, TokenKind};
 
 use crate::distinct::{self, Identity};
+use crate::glue::{Glue, Kind, Slot};
 use crate::paths::{Paths, Step};
 
 /// The most templates a step keeps; lines of a new structure then take the plain walk (a log
@@ -68,7 +69,8 @@ struct Template {
     lines: Box<[u32]>,
     /// The nodes and types the line counts in `types`.
     types: Box<[(u32, u8)]>,
-    /// The scalar values that are not null: token index, node, type tag for the hash.
+    /// The scalar values that are not null: slot (the value's number among the line's
+    /// strings, numbers and booleans, in order), node, type tag for the hash.
     values: Box<[(u32, u32, u8)]>,
 }
 
@@ -98,6 +100,13 @@ pub struct Templates {
     /// The templates by the hash of their packed tokens.
     index: HashMap<u64, Vec<u32>, BuildHasherDefault<Identity>>,
     limit: usize,
+    /// The glue of the lines of known templates (`glue.rs`), the current line's slots, and
+    /// a line's steps as it is added.
+    glue: Glue,
+    slots: Vec<Slot>,
+    steps: Vec<(u32, u32, Kind)>,
+    /// No keys: a scan that only validates.
+    none: KeySet,
 }
 
 impl Default for Templates {
@@ -143,16 +152,67 @@ impl Templates {
             kept: 0,
             index: HashMap::default(),
             limit,
+            glue: Glue::default(),
+            slots: Vec::new(),
+            steps: Vec::new(),
+            none: KeySet::new::<_, &str>([]),
         }
     }
 
+    /// Read one line into `paths` with `parser`: validated, then matched by its glue; a
+    /// line whose glue is not known is indexed and walked by [`Templates::line`], and its
+    /// glue added.
+    pub fn read(
+        &mut self,
+        parser: &mut Parser,
+        paths: &mut Paths,
+        line: &[u8],
+    ) -> Result<(), Malformed> {
+        if self.glue.wanted() {
+            let text = parser.parse_until(line, &self.none)?.text();
+            let mut slots = std::mem::take(&mut self.slots);
+            let found = self.glue.walk(text.as_bytes(), &mut slots);
+            if let Some(id) = found {
+                self.apply(id, paths, text, &slots);
+            }
+            self.slots = slots;
+            if found.is_some() {
+                return Ok(());
+            }
+        }
+        let doc = parser.parse(line)?;
+        if let Some(id) = self.line(paths, &doc) {
+            self.add_glue(&doc, id);
+        }
+        Ok(())
+    }
+
+    /// Add the glue of the line of `doc` to the trie, ending at template `id`.
+    fn add_glue(&mut self, doc: &Document<'_>, id: u32) {
+        self.steps.clear();
+        let mut end = 0;
+        for t in doc.tokens() {
+            let kind = match t.kind {
+                TokenKind::String => Kind::Str,
+                TokenKind::Number => Kind::Num,
+                TokenKind::True | TokenKind::False => Kind::Bool,
+                _ => continue,
+            };
+            self.steps.push((end, t.start, kind));
+            end = t.end;
+        }
+        let len = doc.text().len() as u32;
+        self.steps.push((end, len, Kind::End));
+        self.glue.insert(doc.text().as_bytes(), &self.steps, id);
+    }
+
     /// Walk one line's document (from [`ndq_scan::Parser::parse`]) into `paths`: as
-    /// [`Paths::line`] does, by its template where it has one.
-    pub fn line(&mut self, paths: &mut Paths, doc: &Document<'_>) {
+    /// [`Paths::line`] does, by its template where it has one; the template's number.
+    pub fn line(&mut self, paths: &mut Paths, doc: &Document<'_>) -> Option<u32> {
         let tokens = doc.tokens();
         if tokens.len() > MAX_TOKENS || tokens.len() == 0 {
             paths.line(doc.root());
-            return;
+            return None;
         }
         // A hash of the packed tokens: a rotation and an exclusive or per token (a collision
         // costs only a comparison), mixed at the end.
@@ -168,10 +228,25 @@ impl Templates {
             None if room => self.record(h, doc),
             None => {
                 paths.line(doc.root());
-                return;
+                return None;
             }
         };
-        self.apply(id, paths, doc);
+        let mut slots = std::mem::take(&mut self.slots);
+        slots.clear();
+        slots.extend(doc.tokens().filter_map(|t| {
+            matches!(
+                t.kind,
+                TokenKind::String | TokenKind::Number | TokenKind::True | TokenKind::False
+            )
+            .then_some(Slot {
+                start: t.start,
+                end: t.end,
+                escaped: t.escaped,
+            })
+        }));
+        self.apply(id, paths, doc.text(), &slots);
+        self.slots = slots;
+        Some(id)
     }
 
     /// Whether template `id` has the current line's structure.
@@ -213,6 +288,22 @@ impl Templates {
                 keys.push((i as u32, from, key_bytes.len() as u32));
             }
         }
+        // Token index → slot: the values' numbers among the strings, numbers and booleans.
+        let mut slot = Vec::with_capacity(tokens.len());
+        let mut n = 0u32;
+        for t in &tokens {
+            slot.push(n);
+            let scalar = matches!(
+                t.kind,
+                TokenKind::String | TokenKind::Number | TokenKind::True | TokenKind::False
+            );
+            n += u32::from(scalar);
+        }
+        let values: Vec<(u32, u32, u8)> = rec
+            .values
+            .iter()
+            .map(|&(at, node, tag)| (slot.get(at as usize).copied().unwrap_or(0), node, tag))
+            .collect();
         let id = self.list.len() as u32;
         self.kept += tokens.len();
         self.list.push(Template {
@@ -222,7 +313,7 @@ impl Templates {
             touch: rec.touch.into(),
             lines: rec.lines.into(),
             types: rec.types.into(),
-            values: rec.values.into(),
+            values: values.into(),
         });
         self.index.entry(h).or_default().push(id);
         id
@@ -324,9 +415,8 @@ impl Templates {
         }
     }
 
-    /// Add the current line to `paths` by template `id`.
-    fn apply(&mut self, id: u32, paths: &mut Paths, doc: &Document<'_>) {
-        let text = doc.text();
+    /// Add the current line (`text`, its values at `slots`) to `paths` by template `id`.
+    fn apply(&mut self, id: u32, paths: &mut Paths, text: &str, slots: &[Slot]) {
         let slot = id as usize;
         if paths.used.resolved.len() <= slot {
             paths.used.resolved.resize_with(slot + 1, || None);
@@ -345,13 +435,13 @@ impl Templates {
         r.uses += 1;
         let bytes = text.as_bytes();
         for &(at, node, tag) in r.values.iter() {
-            let Some(tok) = doc.token(at as usize) else {
+            let Some(v) = slots.get(at as usize) else {
                 continue;
             };
-            let (start, end) = (tok.start as usize, tok.end as usize);
+            let (start, end) = (v.start as usize, v.end as usize);
             let h = if tag == 3 {
                 // A string: its text between the quotes, unescaped.
-                if tok.escaped {
+                if v.escaped {
                     let raw = text.get(start + 1..end.saturating_sub(1)).unwrap_or("");
                     distinct::prehash(3, ndq_scan::unescape(raw).as_bytes())
                 } else {
@@ -507,11 +597,29 @@ mod tests {
         r#"{"a":1.0,"b":{"c":"x","d":[1e2,-0,{"e":false}]},"f":[1]}"#,
         r#"{"a":true}"#,
         r#"{"a":false}"#,
+        // Lines that differ from another only in the glue between their values: spaces,
+        // a value's kind, `null`, true and false, a key's spelling, escapes in strings (at
+        // every place of an 8-byte word), exponents, empty strings.
+        r#"{"a": 1, "b" : {"c":"x","d":[1,2,{"e":null}]},"f":[] }"#,
+        r#"{"a":1,"b":{"c":"x","d":[1,2,{"e":true}]},"f":[]}"#,
+        r#"{"a":1,"b":{"c":"x","d":[1,2,{"e":"null"}]},"f":[]}"#,
+        r#"{"a":"1","b":{"c":"x","d":[1,2,{"e":false}]},"f":[]}"#,
+        r#"{"a":-1.5e+3,"b":{"c":"","d":[1E-2,2,{"e":0}]},"f":[]}"#,
+        r#"{"a":1,"b":{"c\"":"x","d":[1,2,{"e":null}]},"f":[]}"#,
+        r#"{"a":1,"b":{"c":"x\"","d":[1,2,{"e":null}]},"f":[]}"#,
+        r#"{"a":1,"b":{"c":"\\","d":[1,2,{"e":null}]},"f":[]}"#,
+        r#"{"a":1,"b":{"c":"abcdefg\"hijklmn\\","d":[1,2,{"e":null}]},"f":[]}"#,
+        r#"{"a":1,"b":{"c":"abcdefgh\"ijklmno\\\"p","d":[1,2,{"e":null}]},"f":[]}"#,
+        r#"{"a":1,"b":{"c":"ab\u0022cdefghij\"","d":[1,2,{"e":null}]},"f":[]}"#,
+        r#"{"a":1,"b":{"c":"x","d":[1,2,{"e":null}]},"f":["\\\""]}"#,
+        r#"{"a":1,"b":{"c":"x","d":[1,2,{"e":null}]},"f":[]}  "#,
+        r#"{"a":1,"b":{"c":"x","d":[1,2,{"e":null}]},"f":[]}"#,
     ];
 
-    /// The lines as the driver gives them: cut into chunks of `chunk` lines, each walked
-    /// into a fresh part by `walk` (with the same templates across chunks), the parts
-    /// merged in order; the lines and the paths' statistics.
+    /// The lines as the driver gives them: cut into chunks of `chunk` lines, each read
+    /// into a fresh part (with templates, the same across chunks, when `limit` says how many;
+    /// else by the plain walk), the parts merged in order; the lines and the paths'
+    /// statistics.
     fn keys(
         lines: &[&[u8]],
         scanner: Scanner,
@@ -524,12 +632,15 @@ mod tests {
         for part in lines.chunks(chunk) {
             let mut paths = Paths::default();
             for line in part {
-                let Ok(doc) = parser.parse(line) else {
-                    continue;
-                };
                 match &mut templates {
-                    Some(t) => t.line(&mut paths, &doc),
-                    None => paths.line(doc.root()),
+                    Some(t) => {
+                        let _ = t.read(&mut parser, &mut paths, line);
+                    }
+                    None => {
+                        if let Ok(doc) = parser.parse(line) {
+                            paths.line(doc.root());
+                        }
+                    }
                 }
             }
             total.merge(paths);
@@ -614,6 +725,33 @@ mod tests {
         // The second and last lines have the first one's structure; the others each have
         // their own (another type, key order, key spelling, nesting).
         assert_eq!(t.list.len(), 5);
+    }
+
+    #[test]
+    fn a_line_with_known_glue_is_matched_without_its_index() {
+        let mut parser = Parser::new(Scanner::detect());
+        let mut t = Templates::default();
+        let mut paths = Paths::default();
+        let lines = [
+            r#"{"a":1,"b":"x","c":[true,null]}"#,
+            r#"{"a":22,"b":"y\"y","c":[false,null]}"#,
+            r#"{"a":"22","b":"y","c":[false,null]}"#,
+            r#"{"a":3e5,"b":"","c":[true,null]}"#,
+        ];
+        for line in lines {
+            t.read(&mut parser, &mut paths, line.as_bytes()).unwrap();
+        }
+        // The second and last lines have the first one's glue.
+        assert_eq!((t.list.len(), t.glue.matched), (2, 2));
+        assert!(
+            t.read(
+                &mut parser,
+                &mut paths,
+                b"{\"a\":1,\"b\":\"x\",\"c\":[true,nul]}"
+            )
+            .is_err()
+        );
+        assert_eq!(t.glue.matched, 2);
     }
 
     #[test]

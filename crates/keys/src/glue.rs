@@ -1,0 +1,410 @@
+//! Lines matched by their glue: the template of a line found without indexing it.
+//!
+//! A line is its values (strings, numbers, `true`/`false`: the *slots*) with fixed text
+//! between them, the *glue*: punctuation, whitespace, the keys with their quotes, `null`s.
+//! Two valid lines with the same glue in the same order and slots of the same kinds have the
+//! same tokens, the same nesting and the same keys (as written), so the same template
+//! (`template.rs`). So the lines of known templates are kept in a trie of (glue, slot kind)
+//! steps, each path ending at its template, and a line is matched by walking it:
+//!
+//! ```text
+//! pos = 0, node = root
+//! loop: for each child c of node (in the order added):
+//!           line[pos..] starts with c.glue, and after it a slot of c.kind:
+//!               a string: `"`, then up to the first `"` not escaped (SWAR, 8 bytes a step)
+//!               a number: the run of `0-9 - + . e E` (non-empty)
+//!               a boolean: `true` or `false`
+//!               the end: nothing (the line ends with the glue): the template is c's
+//!           → keep the slot's bounds, pos = after it, node = c; next loop
+//!       no child matched: not known (the caller indexes the line and adds it)
+//! ```
+//!
+//! Why one match is the line's structure: the line is valid JSON (the scanner validated it
+//! first), and the walk starts where the recorded line starts. By induction, at each step
+//! `pos` is where the recorded line's next glue started, in the same state of the grammar:
+//! equal glue bytes are the same punctuation, the same keys (a key ends at its first quote
+//! not escaped, the same byte in both), the same `null`s; then a slot is one whole token
+//! (a number's run is maximal, since glue never starts with a number's character; a string
+//! ends at its first quote not escaped, which the walk finds as the scanner does). So the
+//! line's tokens are the recorded line's kinds and links, and its keys the same text: the
+//! template's structure, in `template.rs`'s sense (`true` and `false` aside, which a
+//! template treats alike: both are a boolean hashed from its text).
+//!
+//! Nothing here decides validity: a line that is not valid JSON never gets here, and one
+//! whose walk fails takes the scanner's full index.
+
+/// What comes after a step's glue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// A string (its bounds include the quotes).
+    Str,
+    /// A number.
+    Num,
+    /// `true` or `false`.
+    Bool,
+    /// The end of the line.
+    End,
+}
+
+/// One step of the trie: glue, then a slot of `kind`.
+#[derive(Clone, Debug)]
+struct Node {
+    glue_start: u32,
+    glue_len: u32,
+    kind: Kind,
+    /// The first child and the next sibling (0: none; the root is never a child).
+    child: u32,
+    sibling: u32,
+    children: u32,
+    /// For [`Kind::End`]: the template.
+    template: u32,
+}
+
+/// The most nodes and glue bytes kept, and children of a node (a line whose keys change
+/// from line to line would otherwise make a node every line has to try one by one).
+const MAX_NODES: usize = 1 << 16;
+const MAX_GLUE: usize = 1 << 22;
+const MAX_CHILDREN: u32 = 16;
+
+/// Lines between checks of the hit rate, and lines not tried after a low one (fewer than
+/// half of them matched).
+const WINDOW: u32 = 256;
+const BACKOFF: u32 = 16 * 1024;
+
+/// A slot's bounds in the line (`start..end`), and for a string whether it has a backslash.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Slot {
+    pub(crate) start: u32,
+    pub(crate) end: u32,
+    pub(crate) escaped: bool,
+}
+
+/// The trie of known lines' glue.
+#[derive(Debug)]
+pub(crate) struct Glue {
+    nodes: Vec<Node>,
+    bytes: Vec<u8>,
+    tries: u32,
+    hits: u32,
+    skip: u32,
+    /// Lines matched (for tests).
+    pub(crate) matched: u64,
+}
+
+impl Default for Glue {
+    fn default() -> Glue {
+        Glue {
+            nodes: vec![Node {
+                glue_start: 0,
+                glue_len: 0,
+                kind: Kind::End,
+                child: 0,
+                sibling: 0,
+                children: 0,
+                template: 0,
+            }],
+            bytes: Vec::new(),
+            tries: 0,
+            hits: 0,
+            skip: 0,
+            matched: 0,
+        }
+    }
+}
+
+impl Glue {
+    /// Whether to try the next line (false while paused after a low hit rate).
+    #[inline]
+    pub(crate) fn wanted(&mut self) -> bool {
+        if self.skip > 0 {
+            self.skip -= 1;
+            return false;
+        }
+        true
+    }
+
+    /// The template of `line` and its slots (in `slots`), or `None` when its glue is not
+    /// known.
+    #[inline]
+    pub(crate) fn walk(&mut self, line: &[u8], slots: &mut Vec<Slot>) -> Option<u32> {
+        let found = self.find(line, slots);
+        self.tries += 1;
+        self.hits += u32::from(found.is_some());
+        self.matched += u64::from(found.is_some());
+        if self.tries == WINDOW {
+            if self.hits < WINDOW / 2 {
+                self.skip = BACKOFF;
+            }
+            self.tries = 0;
+            self.hits = 0;
+        }
+        found
+    }
+
+    fn find(&self, line: &[u8], slots: &mut Vec<Slot>) -> Option<u32> {
+        slots.clear();
+        let mut pos = 0usize;
+        let mut node = self.nodes.first()?;
+        'down: loop {
+            let mut c = node.child;
+            while c != 0 {
+                let n = self.nodes.get(c as usize)?;
+                c = n.sibling;
+                let glue = self
+                    .bytes
+                    .get(n.glue_start as usize..(n.glue_start + n.glue_len) as usize)?;
+                if !starts_with(line, pos, glue) {
+                    continue;
+                }
+                let at = pos + glue.len();
+                let slot = match n.kind {
+                    Kind::End if at == line.len() => return Some(n.template),
+                    Kind::End => continue,
+                    Kind::Str => string(line, at),
+                    Kind::Num => number(line, at),
+                    Kind::Bool => boolean(line, at),
+                };
+                let Some(slot) = slot else {
+                    continue;
+                };
+                pos = slot.end as usize;
+                slots.push(slot);
+                node = n;
+                continue 'down;
+            }
+            return None;
+        }
+    }
+
+    /// Add a line's glue and slot kinds (`steps`: for each slot the glue's range in `line`
+    /// before it and its kind, then the last glue with [`Kind::End`]), ending at `template`.
+    /// Nothing is added when the trie is full or a node on the way has too many children.
+    pub(crate) fn insert(&mut self, line: &[u8], steps: &[(u32, u32, Kind)], template: u32) {
+        if self.nodes.len() + steps.len() > MAX_NODES {
+            return;
+        }
+        let mut at = 0u32;
+        for &(from, to, kind) in steps {
+            let Some(glue) = line.get(from as usize..to as usize) else {
+                return;
+            };
+            let mut c = self.nodes.get(at as usize).map_or(0, |n| n.child);
+            let mut last = 0;
+            let mut found = None;
+            while c != 0 {
+                let Some(n) = self.nodes.get(c as usize) else {
+                    return;
+                };
+                let same = n.kind == kind
+                    && self
+                        .bytes
+                        .get(n.glue_start as usize..(n.glue_start + n.glue_len) as usize)
+                        == Some(glue);
+                if same {
+                    found = Some(c);
+                    break;
+                }
+                last = c;
+                c = n.sibling;
+            }
+            if let Some(c) = found {
+                at = c;
+                continue;
+            }
+            let full = self
+                .nodes
+                .get(at as usize)
+                .is_none_or(|n| n.children >= MAX_CHILDREN);
+            if full || self.bytes.len() + glue.len() > MAX_GLUE {
+                return;
+            }
+            let id = self.nodes.len() as u32;
+            self.nodes.push(Node {
+                glue_start: self.bytes.len() as u32,
+                glue_len: glue.len() as u32,
+                kind,
+                child: 0,
+                sibling: 0,
+                children: 0,
+                template,
+            });
+            self.bytes.extend_from_slice(glue);
+            if let Some(p) = self.nodes.get_mut(at as usize) {
+                p.children += 1;
+                if p.child == 0 {
+                    p.child = id;
+                }
+            }
+            if last != 0
+                && let Some(l) = self.nodes.get_mut(last as usize)
+            {
+                l.sibling = id;
+            }
+            at = id;
+        }
+    }
+}
+
+/// Whether `line[pos..]` starts with `glue`: 8 bytes a compare.
+#[inline]
+fn starts_with(line: &[u8], pos: usize, glue: &[u8]) -> bool {
+    let Some(text) = line.get(pos..pos + glue.len()) else {
+        return false;
+    };
+    let word = |s: &[u8], i: usize| {
+        s.get(i..i + 8)
+            .and_then(|w| <[u8; 8]>::try_from(w).ok())
+            .map(u64::from_le_bytes)
+    };
+    let n = glue.len();
+    if n < 8 {
+        return text == glue;
+    }
+    let mut i = 0;
+    while i + 8 < n {
+        if word(text, i) != word(glue, i) {
+            return false;
+        }
+        i += 8;
+    }
+    word(text, n - 8) == word(glue, n - 8)
+}
+
+/// The string starting with its quote at `at`: its bounds (quotes included).
+#[inline]
+fn string(line: &[u8], at: usize) -> Option<Slot> {
+    if line.get(at) != Some(&b'"') {
+        return None;
+    }
+    let mut i = at + 1;
+    let mut escaped = false;
+    loop {
+        // 8 bytes at a time while they hold neither a quote nor a backslash (SWAR: a byte
+        // equal to `b` is a zero byte of `w ^ b*0x01..01`).
+        while let Some(w) = line.get(i..i + 8) {
+            let w = u64::from_le_bytes(<[u8; 8]>::try_from(w).ok()?);
+            let hits = zero_bytes(w ^ QUOTES) | zero_bytes(w ^ BACKSLASHES);
+            if hits != 0 {
+                i += (hits.trailing_zeros() / 8) as usize;
+                break;
+            }
+            i += 8;
+        }
+        match line.get(i)? {
+            b'"' => {
+                return Some(Slot {
+                    start: at as u32,
+                    end: (i + 1) as u32,
+                    escaped,
+                });
+            }
+            b'\\' => {
+                // The escaped byte (a quote or backslash among them) is not an end; the
+                // rest of a `\u` escape is hex digits, neither.
+                escaped = true;
+                i += 2;
+            }
+            _ => i += 1,
+        }
+    }
+}
+
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGHS: u64 = 0x8080_8080_8080_8080;
+const QUOTES: u64 = ONES * b'"' as u64;
+const BACKSLASHES: u64 = ONES * b'\\' as u64;
+
+/// Nonzero when `w` has a zero byte, and then its lowest set bit is the high bit of the
+/// first zero byte (bytes after it may be marked wrongly, by the borrow).
+#[inline]
+fn zero_bytes(w: u64) -> u64 {
+    w.wrapping_sub(ONES) & !w & HIGHS
+}
+
+/// The number starting at `at` (the line is valid, so its run of number characters is it).
+#[inline]
+fn number(line: &[u8], at: usize) -> Option<Slot> {
+    let first = *line.get(at)?;
+    if !(first == b'-' || first.is_ascii_digit()) {
+        return None;
+    }
+    let rest = line.get(at + 1..)?;
+    let len = rest
+        .iter()
+        .position(|&b| !matches!(b, b'0'..=b'9' | b'.' | b'e' | b'E' | b'+' | b'-'))
+        .unwrap_or(rest.len());
+    Some(Slot {
+        start: at as u32,
+        end: (at + 1 + len) as u32,
+        escaped: false,
+    })
+}
+
+/// `true` or `false` at `at`.
+#[inline]
+fn boolean(line: &[u8], at: usize) -> Option<Slot> {
+    let rest = line.get(at..)?;
+    let len = if rest.starts_with(b"true") {
+        4
+    } else if rest.starts_with(b"false") {
+        5
+    } else {
+        return None;
+    };
+    Some(Slot {
+        start: at as u32,
+        end: (at + len) as u32,
+        escaped: false,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strings_end_at_their_first_quote_not_escaped() {
+        for text in [
+            r#""" x"#,
+            r#""abc" x"#,
+            r#""abcdefghijklmnop" x"#,
+            r#""a\"b" x"#,
+            r#""a\\" x"#,
+            r#""abcdefg\\\"hijklmn\u0022" x"#,
+            r#""é ü ∑ 日本語" x"#,
+            r#""abcdefg\"" x"#,
+            r#""abcdefgh\"" x"#,
+            r#""\\\\\\\\\"" x"#,
+        ] {
+            let end = text.len() - 2;
+            let s = string(text.as_bytes(), 0).unwrap();
+            assert_eq!((s.start, s.end as usize), (0, end), "{text}");
+            assert_eq!(s.escaped, text[..end].contains('\\'), "{text}");
+        }
+        assert_eq!(string(b"1", 0), None);
+    }
+
+    #[test]
+    fn zero_bytes_finds_the_first_zero_byte() {
+        let words = [
+            0u64,
+            1,
+            0x0100,
+            0x0001_0000_0000_0100,
+            u64::MAX,
+            0x8000_0000_0000_0000,
+        ];
+        let words = words.into_iter().chain((0..4096u64).map(|i| {
+            // Bytes 0, 1, 0x80 and 0xff in every mix of the low six bytes.
+            (0..6).fold(0xffff_0000_0000_0000, |w, b| {
+                w | [0u64, 1, 0x80, 0xff][(i >> (2 * b)) as usize & 3] << (8 * b)
+            })
+        }));
+        for w in words {
+            let first = (0..8).find(|i| (w >> (8 * i)) & 0xff == 0);
+            let z = zero_bytes(w);
+            let got = (z != 0).then(|| z.trailing_zeros() / 8);
+            assert_eq!(got, first, "{w:x}");
+        }
+    }
+}
