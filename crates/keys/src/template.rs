@@ -682,6 +682,124 @@ mod tests {
         same_as_plain(&twice);
     }
 
+    /// A small deterministic generator (xorshift), for lines of random structures.
+    struct Rng(u64);
+
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+        fn below(&mut self, n: u64) -> u64 {
+            self.next() % n
+        }
+        fn pick<'a>(&mut self, from: &[&'a str]) -> &'a str {
+            from[self.below(from.len() as u64) as usize]
+        }
+    }
+
+    /// An object of the structure `shape` picks (the same for the same `shape`), with values
+    /// from `values`: mostly the same kinds of values at the same places, now and then
+    /// another kind or other spacing.
+    fn object(shape: &mut Rng, values: &mut Rng, depth: u32, out: &mut String) {
+        const KEYS: &[&str] = &["a", "b", "@t", "Message", "\\u0061", "k\\\"q", "a", ""];
+        const STRINGS: &[&str] = &[
+            "",
+            "x",
+            "abcdefgh",
+            "abcdefg\\\"",
+            "\\\\",
+            "a\\u00e9b",
+            "line\\nnext",
+            "0HNAC870A0A0",
+            "a longer value of some thirty bytes",
+            "\\\"quoted\\\"",
+        ];
+        const NUMBERS: &[&str] = &[
+            "0",
+            "-1",
+            "23.7408",
+            "1e5",
+            "-2.5E-3",
+            "12345678901234567890",
+        ];
+        let space = |r: &mut Rng| if r.below(4) == 0 { " " } else { "" };
+        out.push('{');
+        let members = shape.below(5);
+        for m in 0..members {
+            if m > 0 {
+                out.push(',');
+            }
+            out.push_str(space(shape));
+            out.push('"');
+            out.push_str(shape.pick(KEYS));
+            out.push_str("\":");
+            // Mostly the shape's kind; one value in 30 of another.
+            let mut kind = shape.below(if depth < 2 { 7 } else { 5 });
+            if values.below(30) == 0 {
+                kind = values.below(5);
+                out.push_str(space(values));
+            }
+            match kind {
+                0 => {
+                    out.push('"');
+                    out.push_str(values.pick(STRINGS));
+                    out.push('"');
+                }
+                1 => out.push_str(values.pick(NUMBERS)),
+                2 => out.push_str(["true", "false"][values.below(2) as usize]),
+                3 => out.push_str("null"),
+                4 => out.push_str(&values.below(1000).to_string()),
+                5 => object(shape, values, depth + 1, out),
+                _ => {
+                    out.push('[');
+                    let n = shape.below(3) + values.below(2);
+                    for i in 0..n {
+                        if i > 0 {
+                            out.push(',');
+                        }
+                        if shape.below(2) == 0 {
+                            object(&mut Rng(shape.0 ^ i), values, depth + 1, out);
+                        } else {
+                            out.push('"');
+                            out.push_str(values.pick(STRINGS));
+                            out.push('"');
+                        }
+                    }
+                    out.push(']');
+                }
+            }
+        }
+        out.push_str(space(shape));
+        out.push('}');
+    }
+
+    #[test]
+    fn templates_give_the_plain_walk_on_random_structures() {
+        let mut values = Rng(0x9E37_79B9_7F4A_7C15);
+        let lines: Vec<String> = (0..1500)
+            .map(|_| {
+                let mut shape = Rng(1 + values.below(12));
+                let mut line = String::new();
+                object(&mut shape, &mut values, 0, &mut line);
+                line
+            })
+            .collect();
+        let lines: Vec<&[u8]> = lines.iter().map(|l| l.as_bytes()).collect();
+        // Each line is valid JSON (the generator is right), and most repeat a structure.
+        let mut parser = Parser::new(Scanner::scalar());
+        assert!(lines.iter().all(|l| parser.parse(l).is_ok()));
+        let mut t = Templates::default();
+        let mut paths = Paths::default();
+        for l in &lines {
+            let _ = t.read(&mut parser, &mut paths, l);
+        }
+        assert!(t.glue.matched > 1000, "{}", t.glue.matched);
+        same_as_plain(&lines);
+    }
+
     #[test]
     fn templates_give_the_plain_walk_on_generated_logs_and_the_sample() {
         let data = ndq_gen::generate(11, 400_000);
