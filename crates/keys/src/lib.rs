@@ -321,6 +321,38 @@ mod tests {
     }
 
     #[test]
+    fn both_walks_reject_the_same_lines_with_the_same_verdict() {
+        // Long lines of one structure (so that the scanner's shapes are in play), each
+        // spoilt in one way: a trailing comma, a bad escape, a control character, a leading
+        // zero, a cut, bytes after the object, invalid UTF-8.
+        let good = r#"{"@t":"2026-11-21T00:00:00.0090000Z","Message":"HTTP PUT /api/users responded 200","Elapsed":23.7408,"Ok":true,"Tags":["a","b"],"Parent":null}"#;
+        let spoilt: Vec<Vec<u8>> = vec![
+            good.replace("null}", "null,}").into_bytes(),
+            good.replace("PUT", "P\\qT").into_bytes(),
+            good.replace("PUT", "P\tT").into_bytes(),
+            good.replace("23.7408", "023.7408").into_bytes(),
+            good.as_bytes()[..good.len() - 20].to_vec(),
+            format!("{good}x").into_bytes(),
+            [good.as_bytes(), b"\xff"].concat(),
+            [&good.as_bytes()[..80], b"\xc3", &good.as_bytes()[80..]].concat(),
+        ];
+        for scanner in [Scanner::scalar(), Scanner::detect()] {
+            let mut fast = Collector::with(scanner, Walk::Templates);
+            let mut plain = Collector::with(scanner, Walk::Plain);
+            for bad in &spoilt {
+                for _ in 0..3 {
+                    assert_eq!(fast.line(good.as_bytes()), Ok(()));
+                    assert_eq!(plain.line(good.as_bytes()), Ok(()));
+                }
+                let (f, p) = (fast.line(bad), plain.line(bad));
+                assert!(p.is_err(), "{}", String::from_utf8_lossy(bad));
+                assert_eq!(f, p, "{scanner:?}: {}", String::from_utf8_lossy(bad));
+            }
+            assert_eq!(fast.finish(), plain.finish());
+        }
+    }
+
+    #[test]
     fn a_line_that_is_not_an_object_is_rejected_and_adds_nothing() {
         let mut c = Collector::new();
         let err = c.line(b"{\"a\":1,}").err();
