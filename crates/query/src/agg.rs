@@ -656,6 +656,10 @@ fn group_states<'g, 'a, D: Doc<'a>>(
     if plan.group_by.is_empty() {
         return g.entry(*EMPTY_KEY, &[], 0, || plan.new_states());
     }
+    // A chunk's fresh table sized like the last one this worker filled; the size of this
+    // one noted for the next.
+    g.presize(s.groups_size);
+    s.groups_size = g.size();
     // The keys encoded, then their spelling (kept only by a new group), from one evaluation.
     let mut key = std::mem::take(&mut s.key_buf);
     key.clear();

@@ -46,6 +46,8 @@ pub(crate) struct Scratch {
     fold_b: String,
     /// Encoded group keys / distinct values of the current line (used by `agg.rs`).
     pub key_buf: Vec<u8>,
+    /// The size of the last group table this worker added to (see `Groups::presize`).
+    pub groups_size: (usize, usize),
     /// The plan's `extract` memos, by index (made on first use).
     memos: Vec<Memo>,
 }

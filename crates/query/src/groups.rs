@@ -116,6 +116,17 @@ impl<S> Table<S> {
         self.seqs[g]
     }
 
+    /// Room for `groups` more groups of `bytes` bytes in all, without growing.
+    fn reserve(&mut self, groups: usize, bytes: usize, width: usize) {
+        let hashes = &self.hashes;
+        self.index.reserve(groups, |&i| hashes[i as usize]);
+        self.hashes.reserve(groups);
+        self.seqs.reserve(groups);
+        self.starts.reserve(groups);
+        self.arena.reserve(bytes);
+        self.states.reserve(groups * width);
+    }
+
     /// Group `g`'s states.
     fn states_mut(&mut self, g: usize, width: usize) -> &mut [S] {
         &mut self.states[g * width..(g + 1) * width]
@@ -186,8 +197,8 @@ impl<S> Table<S> {
         keys: usize,
         merge: &impl Fn(&mut S, S),
     ) {
-        self.index
-            .reserve(groups.len(), |&i| self.hashes[i as usize]);
+        let hashes = &self.hashes;
+        self.index.reserve(groups.len(), |&i| hashes[i as usize]);
         let mut states = states.into_iter();
         for &g in groups {
             let g = g as usize;
@@ -219,25 +230,48 @@ impl<S> Table<S> {
     }
 
     /// The table's groups dealt into [`PARTS`] pieces by hash, each in the table's order: the
-    /// group numbers, and the states moved out of the table (the rest of the table, read by
-    /// [`Table::absorb`], stays).
-    fn deal(&mut self, width: usize) -> Vec<(Vec<u32>, Vec<S>)> {
+    /// group numbers, the states moved out of the table (the rest of the table, read by
+    /// [`Table::absorb`], stays), and the groups' bytes in all.
+    fn deal(&mut self, width: usize) -> Vec<Piece<S>> {
         let mut counts = [0usize; PARTS];
         for &h in &self.hashes {
             counts[part_of(h)] += 1;
         }
-        let mut pieces: Vec<(Vec<u32>, Vec<S>)> = counts
+        let mut pieces: Vec<Piece<S>> = counts
             .iter()
-            .map(|&n| (Vec::with_capacity(n), Vec::with_capacity(n * width)))
+            .map(|&n| Piece {
+                groups: Vec::with_capacity(n),
+                states: Vec::with_capacity(n * width),
+                bytes: 0,
+            })
             .collect();
         let mut states = std::mem::take(&mut self.states).into_iter();
-        for (g, &hash) in self.hashes.iter().enumerate() {
+        let ends = self
+            .starts
+            .iter()
+            .skip(1)
+            .copied()
+            .chain([self.arena.len()]);
+        for (g, ((&hash, &start), end)) in
+            self.hashes.iter().zip(&self.starts).zip(ends).enumerate()
+        {
             let piece = &mut pieces[part_of(hash)];
-            piece.0.push(g as u32);
-            piece.1.extend(states.by_ref().take(width));
+            piece.groups.push(g as u32);
+            piece.states.extend(states.by_ref().take(width));
+            piece.bytes += end - start;
         }
         pieces
     }
+}
+
+/// One table's groups of one partition ([`Table::deal`]).
+struct Piece<S> {
+    /// Their numbers in the table, in order.
+    groups: Vec<u32>,
+    /// Their states, moved out of the table.
+    states: Vec<S>,
+    /// Their bytes (encoded keys and spellings) in all.
+    bytes: usize,
 }
 
 impl<S: Send + Sync> Groups<S> {
@@ -292,6 +326,32 @@ impl<S: Send + Sync> Groups<S> {
         table.states_mut(g, width)
     }
 
+    /// The size of a table that was never merged: its groups and their bytes (see
+    /// [`Groups::presize`]).
+    #[inline]
+    pub fn size(&self) -> (usize, usize) {
+        match &self.parts[..] {
+            [t] => (t.len(), t.arena.len()),
+            _ => (0, 0),
+        }
+    }
+
+    /// Room for `size` (a [`Groups::size`]) and a quarter more in a table that has none yet:
+    /// a chunk's table is sized like the one before it on the same worker, instead of
+    /// growing from empty through a dozen reallocations (and rehashes) in every chunk. Only
+    /// the time depends on it.
+    #[inline]
+    pub fn presize(&mut self, size: (usize, usize)) {
+        if let [t] = &mut self.parts[..]
+            && t.hashes.capacity() == 0
+            && size.0 > 0
+        {
+            // A quarter more: the next chunk may bring a few more groups than the last.
+            let more = |n: usize| n + n / 4;
+            t.reserve(more(size.0), more(size.1), self.width);
+        }
+    }
+
     /// A buffer for the spelling of the current line's keys, kept from line to line.
     pub fn spelling_buf(&mut self) -> &mut Vec<u8> {
         &mut self.spelling
@@ -334,31 +394,38 @@ impl<S: Send + Sync> Groups<S> {
             self.parts = (0..PARTS).map(|_| Table::default()).collect();
         }
         let deal = |(t, _): &mut (Table<S>, u64)| t.deal(width);
-        let dealt: Vec<Vec<(Vec<u32>, Vec<S>)>> = if parallel {
+        let dealt: Vec<Vec<Piece<S>>> = if parallel {
             sources.par_iter_mut().map(deal).collect()
         } else {
             sources.iter_mut().map(deal).collect()
         };
-        // By partition, the pieces in input order: (source, its groups, their states).
-        type Piece<S> = (usize, Vec<u32>, Vec<S>);
-        let mut by_part: Vec<Vec<Piece<S>>> = (0..PARTS).map(|_| Vec::new()).collect();
+        // By partition, the pieces in input order, each with its source.
+        let mut by_part: Vec<Vec<(usize, Piece<S>)>> = (0..PARTS).map(|_| Vec::new()).collect();
         for (source, pieces) in dealt.into_iter().enumerate() {
-            for (p, (groups, states)) in pieces.into_iter().enumerate() {
-                if !groups.is_empty() {
-                    by_part[p].push((source, groups, states));
+            for (p, piece) in pieces.into_iter().enumerate() {
+                if !piece.groups.is_empty() {
+                    by_part[p].push((source, piece));
                 }
             }
         }
         let sources = &sources;
-        let fold = |(table, pieces): (&mut Table<S>, Vec<Piece<S>>)| {
+        let fold = |(table, pieces): (&mut Table<S>, Vec<(usize, Piece<S>)>)| {
             // Room for every incoming group at once (at most a block's worth more than the
-            // new ones need).
-            let incoming = pieces.iter().map(|(_, groups, _)| groups.len()).sum();
-            let hashes = &table.hashes;
-            table.index.reserve(incoming, |&i| hashes[i as usize]);
-            for (source, groups, states) in pieces {
+            // new ones need), so the table's vectors and index grow once per block.
+            let incoming = pieces.iter().map(|(_, p)| p.groups.len()).sum();
+            let bytes = pieces.iter().map(|(_, p)| p.bytes).sum();
+            table.reserve(incoming, bytes, width);
+            for (source, piece) in pieces {
                 let (later, offset) = &sources[source];
-                table.absorb(later, &groups, states, *offset, width, keys, merge);
+                table.absorb(
+                    later,
+                    &piece.groups,
+                    piece.states,
+                    *offset,
+                    width,
+                    keys,
+                    merge,
+                );
             }
         };
         if parallel {
