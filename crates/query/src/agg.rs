@@ -133,6 +133,13 @@ enum AggState {
     Distinct(Box<HashSet<Box<[u8]>, Hash>>),
 }
 
+/// What a state is replaced with when it is moved out of its place (`groups.rs`).
+impl Default for AggState {
+    fn default() -> AggState {
+        AggState::Count(0)
+    }
+}
+
 impl AggState {
     fn new(f: AggFunc) -> AggState {
         match f {
@@ -555,6 +562,15 @@ impl Accumulator {
         match &self.inner {
             Inner::Groups(g) => g.len(),
             _ => 0,
+        }
+    }
+
+    /// Say that no more lines will be folded in (a chunk's accumulator, before it is merged):
+    /// an aggregation of many groups lays them out for [`Accumulator::merge_all`] while they
+    /// are in this thread's cache. Only the time of the merge depends on it; the rows do not.
+    pub fn seal(&mut self) {
+        if let Inner::Groups(g) = &mut self.inner {
+            g.seal();
         }
     }
 

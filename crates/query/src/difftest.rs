@@ -948,15 +948,16 @@ fn many_group_lines(seed: u64, lines: usize) -> Vec<String> {
 
 /// `lines` folded into one accumulator by the lazy engine, as a chunk of the CLI is.
 fn lazy_accumulator(plan: &Plan, lines: &[String]) -> crate::Accumulator {
-    lazy_chunks(plan, lines, lines.len().max(1))
+    lazy_chunks(plan, lines, lines.len().max(1), false)
         .pop()
         .expect("one chunk")
 }
 
 /// `lines` cut into chunks of `size` lines, each folded into its own accumulator by one
 /// lazy worker, as one thread of the CLI does: what the worker keeps from chunk to chunk
-/// (`extract`'s memos, say) carries over.
-fn lazy_chunks(plan: &Plan, lines: &[String], size: usize) -> Vec<crate::Accumulator> {
+/// (`extract`'s memos, say) carries over. With `seal`, each is sealed when its chunk is done,
+/// as the CLI does.
+fn lazy_chunks(plan: &Plan, lines: &[String], size: usize, seal: bool) -> Vec<crate::Accumulator> {
     let mut parser = ndq_scan::Parser::new(ndq_scan::Scanner::detect());
     let mut w = plan.worker();
     let mut accs = Vec::new();
@@ -970,6 +971,9 @@ fn lazy_chunks(plan: &Plan, lines: &[String], size: usize) -> Vec<crate::Accumul
                 .parse_until(line.as_bytes(), plan.key_set())
                 .unwrap_or_else(|e| panic!("{line}: {e}"));
             w.accumulate(plan.root(doc), &mut acc);
+        }
+        if seal {
+            acc.seal();
         }
         accs.push(acc);
     }
@@ -1105,8 +1109,14 @@ fn many_groups_merge_as_one_pass_for_every_split() {
         let whole = finished(&plan, lazy_accumulator(&plan, &lines));
         assert!(!whole.is_empty(), "{query}");
         assert_eq!(run_serde(&plan, &refs, None), whole, "serde: {query}");
-        for size in [1, 7, 300, 1001] {
-            let chunks = lazy_chunks(&plan, &lines, size);
+        for (size, seal) in [
+            (1, true),
+            (7, false),
+            (300, true),
+            (300, false),
+            (1001, true),
+        ] {
+            let chunks = lazy_chunks(&plan, &lines, size, seal);
             let mut one_by_one = crate::Accumulator::default();
             for acc in chunks.iter().cloned() {
                 one_by_one.merge(acc);
@@ -1114,7 +1124,7 @@ fn many_groups_merge_as_one_pass_for_every_split() {
             assert_eq!(
                 finished(&plan, one_by_one),
                 whole,
-                "merged one by one, chunks of {size}: {query}"
+                "merged one by one, chunks of {size}, sealed {seal}: {query}"
             );
             for batch in [1, 5, chunks.len()] {
                 let mut batched = crate::Accumulator::default();
@@ -1125,7 +1135,7 @@ fn many_groups_merge_as_one_pass_for_every_split() {
                 assert_eq!(
                     finished(&plan, batched),
                     whole,
-                    "merged {batch} at a time, chunks of {size}: {query}"
+                    "merged {batch} at a time, chunks of {size}, sealed {seal}: {query}"
                 );
             }
         }
