@@ -1121,6 +1121,10 @@ where
             },
         };
         let mut out = chunk::scan(step, c, &limits, self.filter, &time);
+        if let Some(acc) = &mut out.acc {
+            // Laid out for the merge while this thread's cache still holds it.
+            acc.seal();
+        }
         if time.index.is_none() && self.index.is_some() && base.is_some() {
             // Before the zones kept from the cache: nothing to add.
             out.zones = Some(Vec::new());

@@ -834,6 +834,7 @@ fn many_groups_give_the_same_bytes_for_every_thread_count_chunk_and_window() {
         "select n, count(*), min(s) group by n",
         "select k, count(*) filter (where st >= 500) as e, count_if(st = 200) group by k having count(*) > 2 order by e desc limit 9 offset 1",
         "select k, count(*) as c group by k order by c desc, k limit 3",
+        "select extract(k, 'y(\\d)(\\d)') as d, count(*) filter (where st >= 500) group by d",
     ];
     let once = |plan: &Plan, threads: usize, chunk: Option<usize>, window: usize| {
         let opts = RunOptions {

@@ -133,6 +133,13 @@ enum AggState {
     Distinct(Box<HashSet<Box<[u8]>, Hash>>),
 }
 
+/// What a state is replaced with when it is moved out of its place (`groups.rs`).
+impl Default for AggState {
+    fn default() -> AggState {
+        AggState::Count(0)
+    }
+}
+
 impl AggState {
     fn new(f: AggFunc) -> AggState {
         match f {
@@ -558,6 +565,15 @@ impl Accumulator {
         }
     }
 
+    /// Say that no more lines will be folded in (a chunk's accumulator, before it is merged):
+    /// an aggregation of many groups lays them out for [`Accumulator::merge_all`] while they
+    /// are in this thread's cache. Only the time of the merge depends on it; the rows do not.
+    pub fn seal(&mut self) {
+        if let Inner::Groups(g) = &mut self.inner {
+            g.seal();
+        }
+    }
+
     /// Fold in `laters`, in order, each covering lines that come after all of `self`'s and
     /// of the ones before it. An aggregation's groups are merged partition by partition in
     /// parallel, on the current rayon pool (the caller's `install`); the result is that of
@@ -656,6 +672,10 @@ fn group_states<'g, 'a, D: Doc<'a>>(
     if plan.group_by.is_empty() {
         return g.entry(*EMPTY_KEY, &[], 0, || plan.new_states());
     }
+    // A chunk's fresh table sized like the last one this worker filled; the size of this
+    // one noted for the next.
+    g.presize(s.groups_size);
+    s.groups_size = g.size();
     // The keys encoded, then their spelling (kept only by a new group), from one evaluation.
     let mut key = std::mem::take(&mut s.key_buf);
     key.clear();

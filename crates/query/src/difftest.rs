@@ -948,16 +948,36 @@ fn many_group_lines(seed: u64, lines: usize) -> Vec<String> {
 
 /// `lines` folded into one accumulator by the lazy engine, as a chunk of the CLI is.
 fn lazy_accumulator(plan: &Plan, lines: &[String]) -> crate::Accumulator {
+    lazy_chunks(plan, lines, lines.len().max(1), false)
+        .pop()
+        .expect("one chunk")
+}
+
+/// `lines` cut into chunks of `size` lines, each folded into its own accumulator by one
+/// lazy worker, as one thread of the CLI does: what the worker keeps from chunk to chunk
+/// (`extract`'s memos, say) carries over. With `seal`, each is sealed when its chunk is done,
+/// as the CLI does.
+fn lazy_chunks(plan: &Plan, lines: &[String], size: usize, seal: bool) -> Vec<crate::Accumulator> {
     let mut parser = ndq_scan::Parser::new(ndq_scan::Scanner::detect());
     let mut w = plan.worker();
-    let mut acc = plan.accumulator();
-    for line in lines {
-        let doc = parser
-            .parse_until(line.as_bytes(), plan.key_set())
-            .unwrap_or_else(|e| panic!("{line}: {e}"));
-        w.accumulate(plan.root(doc), &mut acc);
+    let mut accs = Vec::new();
+    for chunk in lines
+        .chunks(size)
+        .chain(lines.is_empty().then_some(&[][..]))
+    {
+        let mut acc = plan.accumulator();
+        for line in chunk {
+            let doc = parser
+                .parse_until(line.as_bytes(), plan.key_set())
+                .unwrap_or_else(|e| panic!("{line}: {e}"));
+            w.accumulate(plan.root(doc), &mut acc);
+        }
+        if seal {
+            acc.seal();
+        }
+        accs.push(acc);
     }
-    acc
+    accs
 }
 
 /// The finished rows as text: values joined by `|`, rows by `;`.
@@ -1004,6 +1024,48 @@ fn ref_groups_by_number(lines: &[String]) -> String {
         .join(";")
 }
 
+/// The reference answer to the `extract` query of the many-groups test: the regexes applied
+/// to each `k` with `Regex::captures`, the groups counted, sorted by count (descending) and
+/// the number, and the first 20 written.
+fn ref_extracts(lines: &[String]) -> String {
+    let d = regex::Regex::new(r"y(\d)(\d)?").expect("regex");
+    let e = regex::Regex::new(r"\d+$").expect("regex");
+    type Key = (Option<String>, Option<String>);
+    let mut counts: Vec<(Key, usize)> = Vec::new();
+    for line in lines {
+        let doc: J = serde_json::from_str(line).expect("valid");
+        let key = match doc.get("k") {
+            Some(J::String(k)) => (
+                d.captures(k)
+                    .and_then(|c| c.get(1))
+                    .map(|m| m.as_str().to_owned()),
+                e.find(k).map(|m| m.as_str().to_owned()),
+            ),
+            _ => (None, None),
+        };
+        match counts.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((key, 1)),
+        }
+    }
+    // Ties by `e` as text, null last (every `e` here is digits).
+    counts.sort_by(|(a, n), (b, m)| {
+        m.cmp(n).then_with(|| match (&a.1, &b.1) {
+            (Some(x), Some(y)) => x.cmp(y),
+            (x, y) => x.is_none().cmp(&y.is_none()),
+        })
+    });
+    counts
+        .iter()
+        .take(20)
+        .map(|((d, e), n)| {
+            let show = |v: &Option<String>| v.clone().unwrap_or_else(|| "null".to_owned());
+            format!("{}|{}|{n}", show(d), show(e))
+        })
+        .collect::<Vec<_>>()
+        .join(";")
+}
+
 /// Aggregations of thousands of groups, with every aggregate kind, give the rows of one
 /// accumulator over all the lines however the lines are cut into chunks and however the
 /// chunks' accumulators are merged: one after another ([`crate::Accumulator::merge`]) or
@@ -1023,6 +1085,8 @@ fn many_groups_merge_as_one_pass_for_every_split() {
         "select distinct s group by s, n order by s desc",
         "select count(*), count_distinct(k), min(s), max(n), percentile(n, 10)",
         "select n, count(*) group by n having count(*) > 3 order by n desc offset 1",
+        "select extract(k, 'y(\\d)(\\d)?') as d, extract(k, '\\d+$', 0) as e, count(*) \
+         group by d, e order by count(*) desc, e limit 20",
     ];
     let lines = many_group_lines(0x9e37_79b9_7f4a_7c15, 3000);
     let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
@@ -1033,16 +1097,26 @@ fn many_groups_merge_as_one_pass_for_every_split() {
         "against the reference: {}",
         queries[1]
     );
+    let extracts = Plan::compile(queries[9]).expect("compiles");
+    assert_eq!(
+        finished(&extracts, lazy_accumulator(&extracts, &lines)),
+        ref_extracts(&lines),
+        "against the reference: {}",
+        queries[9]
+    );
     for query in queries {
         let plan = Plan::compile(query).unwrap_or_else(|e| panic!("{query}: {e}"));
         let whole = finished(&plan, lazy_accumulator(&plan, &lines));
         assert!(!whole.is_empty(), "{query}");
         assert_eq!(run_serde(&plan, &refs, None), whole, "serde: {query}");
-        for size in [1, 7, 300, 1001] {
-            let chunks: Vec<crate::Accumulator> = lines
-                .chunks(size)
-                .map(|c| lazy_accumulator(&plan, c))
-                .collect();
+        for (size, seal) in [
+            (1, true),
+            (7, false),
+            (300, true),
+            (300, false),
+            (1001, true),
+        ] {
+            let chunks = lazy_chunks(&plan, &lines, size, seal);
             let mut one_by_one = crate::Accumulator::default();
             for acc in chunks.iter().cloned() {
                 one_by_one.merge(acc);
@@ -1050,7 +1124,7 @@ fn many_groups_merge_as_one_pass_for_every_split() {
             assert_eq!(
                 finished(&plan, one_by_one),
                 whole,
-                "merged one by one, chunks of {size}: {query}"
+                "merged one by one, chunks of {size}, sealed {seal}: {query}"
             );
             for batch in [1, 5, chunks.len()] {
                 let mut batched = crate::Accumulator::default();
@@ -1061,7 +1135,7 @@ fn many_groups_merge_as_one_pass_for_every_split() {
                 assert_eq!(
                     finished(&plan, batched),
                     whole,
-                    "merged {batch} at a time, chunks of {size}: {query}"
+                    "merged {batch} at a time, chunks of {size}, sealed {seal}: {query}"
                 );
             }
         }

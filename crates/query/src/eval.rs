@@ -23,6 +23,7 @@ use crate::array::{Membership, Quantifier};
 use crate::doc::{Doc, View};
 use crate::func::{self, Like, TextFunc};
 use crate::ir::{Case, Ex, Group, Path, Pattern, Quant};
+use crate::memo::Memo;
 use crate::parse::{BinOp, Seg};
 use crate::plan::Plan;
 use crate::text;
@@ -45,6 +46,10 @@ pub(crate) struct Scratch {
     fold_b: String,
     /// Encoded group keys / distinct values of the current line (used by `agg.rs`).
     pub key_buf: Vec<u8>,
+    /// The size of the last group table this worker added to (see `Groups::presize`).
+    pub groups_size: (usize, usize),
+    /// The plan's `extract` memos, by index (made on first use).
+    memos: Vec<Memo>,
 }
 
 /// Whether `where` is true for this document (no `where`: true).
@@ -257,15 +262,17 @@ fn cmp_path_number<'x, 'a: 'x, D: Doc<'a>>(
     k: &Decimal,
     flip: bool,
 ) -> Val<'x> {
-    let Some(node) = resolve(root, path) else {
-        return Val::Null;
-    };
-    let view = node.view();
-    if let View::Number(raw) = view
+    // A plain number, read where the scanner noted it (a top-level key) without building
+    // the node's value first; anything else (absent, not a number, an exponent) below.
+    if let Some(raw) = resolve_number(root, path)
         && let Some(o) = decimal_parts(raw.as_bytes()).and_then(|p| cmp_parts(p, k))
     {
         return Val::Bool(op.holds(if flip { o.reverse() } else { o }));
     }
+    let Some(node) = resolve(root, path) else {
+        return Val::Null;
+    };
+    let view = node.view();
     let (v, k) = (view_val(node, view), Val::Num(Num::Dec(*k), None));
     let (l, r) = if flip { (&k, &v) } else { (&v, &k) };
     if l.is_null() {
@@ -447,6 +454,12 @@ pub(crate) fn eval<'x, 'a: 'x, D: Doc<'a>>(
         Ex::Text(f, args) => eval_text(*f, args, root, cx, s),
         Ex::Extract(x) => {
             let subject = eval(&x.text, root, cx, s);
+            if let (Some((i, group)), Pattern::Fixed(re)) = (x.memo, &x.regex) {
+                if s.memos.len() <= i {
+                    s.memos.resize_with(i + 1, Memo::default);
+                }
+                return text::extract_memo(subject, re, group, &mut s.memos[i]);
+            }
             let compiled;
             let re = match &x.regex {
                 Pattern::Fixed(re) => re,

@@ -41,6 +41,10 @@ use crate::value::{Num, Val};
 /// Partitions of a merged table (a power of two).
 pub(crate) const PARTS: usize = 64;
 
+/// Tables of fewer groups are not sealed ([`Groups::seal`]): they are merged one after
+/// another (see the driver's `FEW_GROUPS`) or cost little to read anyway.
+const SEAL_FROM: usize = 256;
+
 /// The hash of encoded keys: foldhash's, many times faster than std's SipHash on short keys,
 /// seeded once per process (so a crafted input cannot aim at it) and shared by every table,
 /// so a hash computed in one chunk's table is valid in the merged ones.
@@ -82,6 +86,9 @@ pub(crate) struct Table<S> {
     starts: Vec<usize>,
     arena: Vec<u8>,
     states: Vec<S>,
+    /// Set by [`Table::seal`] (and dropped by the next new group): the groups are in
+    /// partition order, those of partition `p` being `sealed[p]..sealed[p + 1]`.
+    sealed: Option<Box<[u32; PARTS + 1]>>,
 }
 
 impl<S> Default for Table<S> {
@@ -93,6 +100,7 @@ impl<S> Default for Table<S> {
             starts: Vec::new(),
             arena: Vec::new(),
             states: Vec::new(),
+            sealed: None,
         }
     }
 }
@@ -114,6 +122,17 @@ impl<S> Table<S> {
     #[cfg(test)]
     fn seq(&self, g: usize) -> u64 {
         self.seqs[g]
+    }
+
+    /// Room for `groups` more groups of `bytes` bytes in all, without growing.
+    fn reserve(&mut self, groups: usize, bytes: usize, width: usize) {
+        let hashes = &self.hashes;
+        self.index.reserve(groups, |&i| hashes[i as usize]);
+        self.hashes.reserve(groups);
+        self.seqs.reserve(groups);
+        self.starts.reserve(groups);
+        self.arena.reserve(bytes);
+        self.states.reserve(groups * width);
     }
 
     /// Group `g`'s states.
@@ -160,6 +179,7 @@ impl<S> Table<S> {
         states: impl Iterator<Item = S>,
     ) -> usize {
         let g = self.hashes.len();
+        self.sealed = None;
         self.starts.push(self.arena.len());
         self.arena.extend_from_slice(bytes);
         self.hashes.push(hash);
@@ -186,8 +206,8 @@ impl<S> Table<S> {
         keys: usize,
         merge: &impl Fn(&mut S, S),
     ) {
-        self.index
-            .reserve(groups.len(), |&i| self.hashes[i as usize]);
+        let hashes = &self.hashes;
+        self.index.reserve(groups.len(), |&i| hashes[i as usize]);
         let mut states = states.into_iter();
         for &g in groups {
             let g = g as usize;
@@ -218,26 +238,141 @@ impl<S> Table<S> {
         }
     }
 
+    /// Put the groups in partition order (each partition's in the table's order), renumbered,
+    /// the index following them: what [`Table::deal`] then hands to each partition is a run
+    /// of consecutive groups, which [`Table::absorb`] reads front to back. Done at the end of
+    /// a chunk, while its table is still in the cache; merged later, the table would be read
+    /// at scattered places long after it left the cache (most of `absorb`'s time for a key
+    /// of many values). Nothing but the group numbers changes (not the sequence numbers).
+    ///
+    /// ```text
+    /// count the groups of each partition; prefix sums -> where each partition starts
+    /// for each group g in order: to[g] = next free place of its partition
+    /// hashes, seqs, states and bytes moved to to[g]; index entries g -> to[g]
+    /// ```
+    fn seal(&mut self, width: usize)
+    where
+        S: Default,
+    {
+        let n = self.len();
+        let mut bounds = [0u32; PARTS + 1];
+        let mut bytes_at = [0usize; PARTS + 1];
+        for (g, &h) in self.hashes.iter().enumerate() {
+            let p = part_of(h);
+            bounds[p + 1] += 1;
+            bytes_at[p + 1] += self.end(g) - self.starts[g];
+        }
+        for p in 0..PARTS {
+            bounds[p + 1] += bounds[p];
+            bytes_at[p + 1] += bytes_at[p];
+        }
+        let mut next = bounds;
+        let mut next_byte = bytes_at;
+        let mut to = vec![0u32; n];
+        let mut hashes = vec![0u64; n];
+        let mut seqs = vec![0u64; n];
+        let mut starts = vec![0usize; n];
+        let mut arena = vec![0u8; self.arena.len()];
+        let mut states: Vec<S> = std::iter::repeat_with(S::default)
+            .take(self.states.len())
+            .collect();
+        for (g, &h) in self.hashes.iter().enumerate() {
+            let p = part_of(h);
+            let d = next[p] as usize;
+            next[p] += 1;
+            to[g] = d as u32;
+            hashes[d] = h;
+            seqs[d] = self.seqs[g];
+            let bytes = &self.arena[self.starts[g]..self.end(g)];
+            starts[d] = next_byte[p];
+            arena[next_byte[p]..next_byte[p] + bytes.len()].copy_from_slice(bytes);
+            next_byte[p] += bytes.len();
+            for (new, old) in states[d * width..(d + 1) * width]
+                .iter_mut()
+                .zip(&mut self.states[g * width..(g + 1) * width])
+            {
+                *new = std::mem::take(old);
+            }
+        }
+        for g in self.index.iter_mut() {
+            *g = to[*g as usize];
+        }
+        self.hashes = hashes;
+        self.seqs = seqs;
+        self.starts = starts;
+        self.arena = arena;
+        self.states = states;
+        self.sealed = Some(Box::new(bounds));
+    }
+
+    /// Where group `g`'s bytes end.
+    #[inline]
+    fn end(&self, g: usize) -> usize {
+        self.starts.get(g + 1).copied().unwrap_or(self.arena.len())
+    }
+
     /// The table's groups dealt into [`PARTS`] pieces by hash, each in the table's order: the
-    /// group numbers, and the states moved out of the table (the rest of the table, read by
-    /// [`Table::absorb`], stays).
-    fn deal(&mut self, width: usize) -> Vec<(Vec<u32>, Vec<S>)> {
+    /// group numbers, the states moved out of the table (the rest of the table, read by
+    /// [`Table::absorb`], stays), and the groups' bytes in all.
+    fn deal(&mut self, width: usize) -> Vec<Piece<S>> {
+        if let Some(bounds) = &self.sealed {
+            // Consecutive runs: cut, not sorted.
+            let mut states = std::mem::take(&mut self.states).into_iter();
+            return (0..PARTS)
+                .map(|p| {
+                    let (lo, hi) = (bounds[p] as usize, bounds[p + 1] as usize);
+                    let bytes = if lo == hi {
+                        0
+                    } else {
+                        self.end(hi - 1) - self.starts[lo]
+                    };
+                    Piece {
+                        groups: (lo as u32..hi as u32).collect(),
+                        states: states.by_ref().take((hi - lo) * width).collect(),
+                        bytes,
+                    }
+                })
+                .collect();
+        }
         let mut counts = [0usize; PARTS];
         for &h in &self.hashes {
             counts[part_of(h)] += 1;
         }
-        let mut pieces: Vec<(Vec<u32>, Vec<S>)> = counts
+        let mut pieces: Vec<Piece<S>> = counts
             .iter()
-            .map(|&n| (Vec::with_capacity(n), Vec::with_capacity(n * width)))
+            .map(|&n| Piece {
+                groups: Vec::with_capacity(n),
+                states: Vec::with_capacity(n * width),
+                bytes: 0,
+            })
             .collect();
         let mut states = std::mem::take(&mut self.states).into_iter();
-        for (g, &hash) in self.hashes.iter().enumerate() {
+        let ends = self
+            .starts
+            .iter()
+            .skip(1)
+            .copied()
+            .chain([self.arena.len()]);
+        for (g, ((&hash, &start), end)) in
+            self.hashes.iter().zip(&self.starts).zip(ends).enumerate()
+        {
             let piece = &mut pieces[part_of(hash)];
-            piece.0.push(g as u32);
-            piece.1.extend(states.by_ref().take(width));
+            piece.groups.push(g as u32);
+            piece.states.extend(states.by_ref().take(width));
+            piece.bytes += end - start;
         }
         pieces
     }
+}
+
+/// One table's groups of one partition ([`Table::deal`]).
+struct Piece<S> {
+    /// Their numbers in the table, in order.
+    groups: Vec<u32>,
+    /// Their states, moved out of the table.
+    states: Vec<S>,
+    /// Their bytes (encoded keys and spellings) in all.
+    bytes: usize,
 }
 
 impl<S: Send + Sync> Groups<S> {
@@ -292,6 +427,45 @@ impl<S: Send + Sync> Groups<S> {
         table.states_mut(g, width)
     }
 
+    /// The size of a table that was never merged: its groups and their bytes (see
+    /// [`Groups::presize`]).
+    #[inline]
+    pub fn size(&self) -> (usize, usize) {
+        match &self.parts[..] {
+            [t] => (t.len(), t.arena.len()),
+            _ => (0, 0),
+        }
+    }
+
+    /// Room for `size` (a [`Groups::size`]) and a quarter more in a table that has none yet:
+    /// a chunk's table is sized like the one before it on the same worker, instead of
+    /// growing from empty through a dozen reallocations (and rehashes) in every chunk. Only
+    /// the time depends on it.
+    #[inline]
+    pub fn presize(&mut self, size: (usize, usize)) {
+        if let [t] = &mut self.parts[..]
+            && t.hashes.capacity() == 0
+            && size.0 > 0
+        {
+            // A quarter more: the next chunk may bring a few more groups than the last.
+            let more = |n: usize| n + n / 4;
+            t.reserve(more(size.0), more(size.1), self.width);
+        }
+    }
+
+    /// The lines of these groups are all in (a chunk's): put a large table's groups in
+    /// partition order for the merge, while the table is in the cache ([`Table::seal`]).
+    pub fn seal(&mut self)
+    where
+        S: Default,
+    {
+        if let [t] = &mut self.parts[..]
+            && t.len() >= SEAL_FROM
+        {
+            t.seal(self.width);
+        }
+    }
+
     /// A buffer for the spelling of the current line's keys, kept from line to line.
     pub fn spelling_buf(&mut self) -> &mut Vec<u8> {
         &mut self.spelling
@@ -334,31 +508,38 @@ impl<S: Send + Sync> Groups<S> {
             self.parts = (0..PARTS).map(|_| Table::default()).collect();
         }
         let deal = |(t, _): &mut (Table<S>, u64)| t.deal(width);
-        let dealt: Vec<Vec<(Vec<u32>, Vec<S>)>> = if parallel {
+        let dealt: Vec<Vec<Piece<S>>> = if parallel {
             sources.par_iter_mut().map(deal).collect()
         } else {
             sources.iter_mut().map(deal).collect()
         };
-        // By partition, the pieces in input order: (source, its groups, their states).
-        type Piece<S> = (usize, Vec<u32>, Vec<S>);
-        let mut by_part: Vec<Vec<Piece<S>>> = (0..PARTS).map(|_| Vec::new()).collect();
+        // By partition, the pieces in input order, each with its source.
+        let mut by_part: Vec<Vec<(usize, Piece<S>)>> = (0..PARTS).map(|_| Vec::new()).collect();
         for (source, pieces) in dealt.into_iter().enumerate() {
-            for (p, (groups, states)) in pieces.into_iter().enumerate() {
-                if !groups.is_empty() {
-                    by_part[p].push((source, groups, states));
+            for (p, piece) in pieces.into_iter().enumerate() {
+                if !piece.groups.is_empty() {
+                    by_part[p].push((source, piece));
                 }
             }
         }
         let sources = &sources;
-        let fold = |(table, pieces): (&mut Table<S>, Vec<Piece<S>>)| {
+        let fold = |(table, pieces): (&mut Table<S>, Vec<(usize, Piece<S>)>)| {
             // Room for every incoming group at once (at most a block's worth more than the
-            // new ones need).
-            let incoming = pieces.iter().map(|(_, groups, _)| groups.len()).sum();
-            let hashes = &table.hashes;
-            table.index.reserve(incoming, |&i| hashes[i as usize]);
-            for (source, groups, states) in pieces {
+            // new ones need), so the table's vectors and index grow once per block.
+            let incoming = pieces.iter().map(|(_, p)| p.groups.len()).sum();
+            let bytes = pieces.iter().map(|(_, p)| p.bytes).sum();
+            table.reserve(incoming, bytes, width);
+            for (source, piece) in pieces {
                 let (later, offset) = &sources[source];
-                table.absorb(later, &groups, states, *offset, width, keys, merge);
+                table.absorb(
+                    later,
+                    &piece.groups,
+                    piece.states,
+                    *offset,
+                    width,
+                    keys,
+                    merge,
+                );
             }
         };
         if parallel {
@@ -586,20 +767,39 @@ mod tests {
                 .collect::<Vec<_>>()
         };
         let whole = listing(&fill(&lines));
-        for parallel in [false, true] {
-            for pieces in [2, 3, 50] {
-                let mut chunks = lines.chunks(lines.len() / pieces + 1).map(fill);
-                let mut merged = chunks.next().expect("a chunk");
-                merged.merge_all(chunks.collect(), parallel, &|a, b| *a += b);
-                let got = listing(&merged);
-                let first = got.iter().zip(&whole).position(|(a, b)| a != b);
-                assert!(
-                    got.len() == whole.len() && first.is_none(),
-                    "{pieces} pieces, parallel {parallel}: {} groups for {}, first difference {:?}",
-                    got.len(),
-                    whole.len(),
-                    first.map(|i| (&got[i], &whole[i]))
-                );
+        // Sealed or not (in partition order, renumbered), merged in one go or one chunk
+        // after another (into the first chunk's table, sealed or not).
+        for seal in [false, true] {
+            for parallel in [false, true] {
+                for pieces in [2, 3, 50] {
+                    let chunks = lines.chunks(lines.len() / pieces + 1).map(|c| {
+                        let mut g = fill(c);
+                        if seal {
+                            g.seal();
+                            assert!(g.parts()[0].sealed.is_some(), "{} groups", g.len());
+                        }
+                        g
+                    });
+                    let mut chunks: Vec<Groups<u64>> = chunks.collect();
+                    let mut merged = chunks.remove(0);
+                    if parallel {
+                        merged.merge_all(chunks, true, &|a, b| *a += b);
+                    } else {
+                        for c in chunks {
+                            merged.merge_all(vec![c], false, &|a, b| *a += b);
+                        }
+                    }
+                    let got = listing(&merged);
+                    let first = got.iter().zip(&whole).position(|(a, b)| a != b);
+                    assert!(
+                        got.len() == whole.len() && first.is_none(),
+                        "{pieces} pieces, parallel {parallel}, sealed {seal}: {} groups for {}, \
+                         first difference {:?}",
+                        got.len(),
+                        whole.len(),
+                        first.map(|i| (&got[i], &whole[i]))
+                    );
+                }
             }
         }
     }

@@ -129,6 +129,9 @@ pub(crate) struct Extract {
     pub text: Ex,
     pub regex: Pattern<Regex>,
     pub group: Group,
+    /// With a literal regex and a group known when planning: the index of this `extract`'s
+    /// memo among the plan's (`memo.rs`), and the group.
+    pub memo: Option<(usize, usize)>,
 }
 
 /// One aggregate of the query.

@@ -277,6 +277,7 @@ mod groups;
 mod ir;
 mod level;
 mod lex;
+mod memo;
 mod parse;
 mod plan;
 mod prefilter;

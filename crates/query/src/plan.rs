@@ -107,6 +107,8 @@ struct Planner<'q> {
     /// While compiling a wildcard condition's test: where its wildcard side's wildcard
     /// starts (that side reads the current element, [`Ex::Elem`]).
     elem_at: Option<usize>,
+    /// `extract`s given a memo so far (see `memo.rs`).
+    memos: usize,
 }
 
 fn text_of<'q>(q: &'q str, e: &Expr) -> &'q str {
@@ -593,7 +595,12 @@ impl<'q> Planner<'q> {
             FuncName::Extract => {
                 let (text, regex) = (self.compile(&args[0], ctx)?, self.compile(&args[1], ctx)?);
                 let group = args.get(2).map(|g| self.compile(g, ctx)).transpose()?;
-                Ex::Extract(Box::new(Extract::plan(self.q, args, text, regex, group)?))
+                let mut x = Extract::plan(self.q, args, text, regex, group)?;
+                if let Some(k) = x.fixed_group() {
+                    x.memo = Some((self.memos, k));
+                    self.memos += 1;
+                }
+                Ex::Extract(Box::new(x))
             }
             FuncName::Time(tf) => return self.time_call(e, tf, args, ctx),
             FuncName::Scalar(f) => {
@@ -956,6 +963,7 @@ fn plan(q: &str, ast: Query, time: &TimeOptions) -> Result<Plan, QueryError> {
         now: time.now.unwrap_or_else(crate::time::now),
         time_field: time_field(&time.time_field),
         elem_at: None,
+        memos: 0,
     };
     let filter = match &ast.filter {
         Some(e) => Some(p.compile(e, Ctx::Line("where"))?),

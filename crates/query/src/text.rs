@@ -25,6 +25,7 @@ use rust_decimal::prelude::ToPrimitive;
 use crate::error::{ErrorKind, QueryError};
 use crate::func::TextFunc;
 use crate::ir::{Ex, Extract, Group, Pattern};
+use crate::memo::Memo;
 use crate::parse::{Expr, ExprKind};
 use crate::value::{Num, Val, parse_number};
 
@@ -197,6 +198,16 @@ fn groups_of(re: &Regex) -> String {
 }
 
 impl Extract {
+    /// The group of every line's answer when it is known before any line (a literal regex,
+    /// and a group given as a literal or left out): then answers can be remembered.
+    pub(crate) fn fixed_group(&self) -> Option<usize> {
+        match (&self.regex, &self.group) {
+            (Pattern::Fixed(re), Group::Default) => Some(usize::from(re.captures_len() > 1)),
+            (Pattern::Fixed(_), Group::Number(k)) => Some(*k),
+            _ => None,
+        }
+    }
+
     /// Plan `extract(args...)` (two or three, the planner checked), `text`, `regex` and
     /// `group` being those arguments compiled. A literal regex is compiled now (an error when
     /// it does not compile); a literal group is checked against it (an error when the regex
@@ -269,7 +280,12 @@ impl Extract {
                 _ => Group::Dynamic(Box::new(g_ex)),
             },
         };
-        Ok(Extract { text, regex, group })
+        Ok(Extract {
+            text,
+            regex,
+            group,
+            memo: None,
+        })
     }
 }
 
@@ -306,6 +322,23 @@ pub(crate) fn extract<'x>(
             .map(|m| m.range())
     };
     range.map_or(Val::Null, |r| Val::string(piece(subject, r)))
+}
+
+/// [`extract`] of a literal regex and a group known when planning (`group` < the regex's
+/// groups), its answers remembered in `memo`.
+pub(crate) fn extract_memo<'x>(
+    subject: Val<'x>,
+    re: &Regex,
+    group: usize,
+    memo: &mut Memo,
+) -> Val<'x> {
+    let Some(subject) = text(subject) else {
+        return Val::Null;
+    };
+    match memo.find(re, group, &subject) {
+        Some(r) => Val::string(piece(subject, r)),
+        None => Val::Null,
+    }
 }
 
 #[cfg(test)]
