@@ -18,7 +18,8 @@
 //! In a Ballista session the table's scan is one partition, one task: Ballista 55's scheduler
 //! gives each task its share of a stage's partitions only for the scans it knows
 //! (DataFusion's own file scans), so each task would read every partition of the ndq scan.
-//! The physical codec refuses a scan of several partitions. The stages after the scan
+//! The physical codec refuses a scan of several partitions (planned in a session without
+//! Ballista's configuration), and the query fails. The stages after the scan
 //! (aggregations, sorts, joins) run in as many partitions as the session asks, on all
 //! executors.
 //!
