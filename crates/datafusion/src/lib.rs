@@ -26,6 +26,8 @@
 //! The rules (types, nested paths, malformed lines, filters) are in the crate's README.
 #![forbid(unsafe_code)]
 
+#[cfg(feature = "ballista")]
+pub mod ballista;
 mod column;
 mod lines;
 
@@ -80,12 +82,7 @@ impl NdjsonTable {
         I: IntoIterator<Item = P>,
         P: AsRef<Path>,
     {
-        let kinds = schema
-            .fields()
-            .iter()
-            .map(|f| Kind::of(f))
-            .collect::<Result<Vec<_>>>()?;
-        let names = schema.fields().iter().map(|f| f.name().clone()).collect();
+        kinds(&schema)?;
         let mut files = Vec::new();
         for path in paths {
             let path = path.as_ref();
@@ -106,12 +103,25 @@ impl NdjsonTable {
                 files.push((path.to_path_buf(), meta.len()));
             }
         }
+        NdjsonTable::from_files(files, schema)
+    }
+
+    /// A table over `files` (path, length in bytes) as they were listed, without reading them.
+    pub(crate) fn from_files(files: Vec<(PathBuf, u64)>, schema: SchemaRef) -> Result<NdjsonTable> {
+        let kinds = kinds(&schema)?;
+        let names = schema.fields().iter().map(|f| f.name().clone()).collect();
         Ok(NdjsonTable {
             files,
             schema,
             kinds,
             names,
         })
+    }
+
+    /// The files read, with their lengths, in order.
+    #[cfg_attr(not(feature = "ballista"), allow(dead_code))]
+    pub(crate) fn files(&self) -> &[(PathBuf, u64)] {
+        &self.files
     }
 
     /// Cut the files into at most `n` partitions of about equal bytes, each a list of ranges.
@@ -140,6 +150,11 @@ impl NdjsonTable {
         }
         parts
     }
+}
+
+/// Each column's kind; fails on a type the scan cannot produce.
+fn kinds(schema: &SchemaRef) -> Result<Vec<Kind>> {
+    schema.fields().iter().map(|f| Kind::of(f)).collect()
 }
 
 fn io_error(path: &Path, e: std::io::Error) -> DataFusionError {
@@ -183,13 +198,68 @@ impl TableProvider for NdjsonTable {
             Some(p) => p.clone(),
             None => (0..self.schema.fields().len()).collect(),
         };
-        let schema = Arc::new(self.schema.project(&projection)?);
-        let predicates: Vec<Predicate> = filters
+        // The filters the scan checks itself; DataFusion applies all of them again.
+        let pushed: Vec<Expr> = filters
             .iter()
-            .filter_map(|f| Predicate::from_expr(f, &self.names, &self.kinds))
+            .filter(|f| Predicate::from_expr(f, &self.names, &self.kinds).is_some())
+            .cloned()
             .collect();
+        let n = state.config().target_partitions();
+        // A Ballista cluster runs the scan as one task: see `ballista::one_task_scans`.
+        #[cfg(feature = "ballista")]
+        let n = if ballista::one_task_scans(state.config()) {
+            1
+        } else {
+            n
+        };
+        let partitions = self.partitions(n);
+        Ok(Arc::new(NdjsonExec::try_new(ScanSpec {
+            table_schema: Arc::clone(&self.schema),
+            projection,
+            filters: pushed,
+            limit,
+            partitions,
+        })?))
+    }
+}
+
+/// Everything a scan is made of, in plain values: what the Ballista codecs carry to an
+/// executor, which rebuilds the scan from it.
+#[derive(Clone, Debug)]
+pub(crate) struct ScanSpec {
+    /// The table's schema (all its columns).
+    pub(crate) table_schema: SchemaRef,
+    /// The output columns, as indices into `table_schema`.
+    pub(crate) projection: Vec<usize>,
+    /// The comparisons checked on each line (each one [`Predicate::from_expr`] accepts).
+    pub(crate) filters: Vec<Expr>,
+    pub(crate) limit: Option<usize>,
+    /// Each partition's byte ranges.
+    pub(crate) partitions: Vec<Vec<FileRange>>,
+}
+
+impl Plan {
+    fn new(spec: &ScanSpec) -> Result<Plan> {
+        let schema = &spec.table_schema;
+        let kinds = kinds(schema)?;
+        let names: Vec<String> = schema.fields().iter().map(|f| f.name().clone()).collect();
+        if let Some(&bad) = spec.projection.iter().find(|&&i| i >= kinds.len()) {
+            return Err(DataFusionError::Plan(format!(
+                "NdjsonExec: projected column {bad} of {}",
+                kinds.len()
+            )));
+        }
+        let predicates = spec
+            .filters
+            .iter()
+            .map(|f| {
+                Predicate::from_expr(f, &names, &kinds).ok_or_else(|| {
+                    DataFusionError::Plan(format!("NdjsonExec: cannot check filter {f}"))
+                })
+            })
+            .collect::<Result<Vec<Predicate>>>()?;
         // The columns the scan converts: the projected ones, then those only a filter reads.
-        let mut read = projection.clone();
+        let mut read = spec.projection.clone();
         for p in &predicates {
             if !read.contains(&p.column) {
                 read.push(p.column);
@@ -197,7 +267,7 @@ impl TableProvider for NdjsonTable {
         }
         let paths: Vec<Vec<String>> = read
             .iter()
-            .map(|&i| self.names[i].split('.').map(str::to_owned).collect())
+            .map(|&i| names[i].split('.').map(str::to_owned).collect())
             .collect();
         let keys = KeySet::new(paths.iter().map(|p| p[0].as_str()));
         let tops = paths
@@ -213,31 +283,26 @@ impl TableProvider for NdjsonTable {
             .collect();
         let columns = read
             .iter()
-            .map(|&i| (Arc::clone(&self.schema.fields()[i]), self.kinds[i]))
+            .map(|&i| (Arc::clone(&schema.fields()[i]), kinds[i]))
             .collect();
-        let partitions = self.partitions(state.config().target_partitions());
-        Ok(Arc::new(NdjsonExec::new(
-            schema,
-            partitions,
-            Arc::new(Plan {
-                projected: projection.len(),
-                columns,
-                paths,
-                tops,
-                keys,
-                predicates,
-                limit,
-            }),
-        )))
+        Ok(Plan {
+            projected: spec.projection.len(),
+            columns,
+            paths,
+            tops,
+            keys,
+            predicates,
+            limit: spec.limit,
+        })
     }
 }
 
 /// Lines of one file that start in `start..end`.
-#[derive(Clone, Debug)]
-struct FileRange {
-    path: Arc<PathBuf>,
-    start: u64,
-    end: u64,
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct FileRange {
+    pub(crate) path: Arc<PathBuf>,
+    pub(crate) start: u64,
+    pub(crate) end: u64,
 }
 
 /// What every partition of a scan does to a line.
@@ -263,42 +328,52 @@ struct Plan {
 /// a pushed-down comparison).
 #[derive(Debug)]
 pub struct NdjsonExec {
+    spec: ScanSpec,
     schema: SchemaRef,
-    partitions: Vec<Vec<FileRange>>,
     plan: Arc<Plan>,
     properties: Arc<PlanProperties>,
     metrics: ExecutionPlanMetricsSet,
 }
 
 impl NdjsonExec {
-    fn new(schema: SchemaRef, partitions: Vec<Vec<FileRange>>, plan: Arc<Plan>) -> NdjsonExec {
+    /// The scan `spec` describes; fails on a column type the scan cannot produce, a
+    /// projection out of range, or a filter the scan cannot check.
+    pub(crate) fn try_new(spec: ScanSpec) -> Result<NdjsonExec> {
+        let plan = Plan::new(&spec)?;
+        let schema = Arc::new(spec.table_schema.project(&spec.projection)?);
         let properties = PlanProperties::new(
             EquivalenceProperties::new(Arc::clone(&schema)),
-            Partitioning::UnknownPartitioning(partitions.len()),
+            Partitioning::UnknownPartitioning(spec.partitions.len()),
             EmissionType::Incremental,
             Boundedness::Bounded,
         );
-        NdjsonExec {
+        Ok(NdjsonExec {
+            spec,
             schema,
-            partitions,
-            plan,
+            plan: Arc::new(plan),
             properties: Arc::new(properties),
             metrics: ExecutionPlanMetricsSet::new(),
-        }
+        })
+    }
+
+    /// What this scan is made of.
+    #[cfg_attr(not(feature = "ballista"), allow(dead_code))]
+    pub(crate) fn spec(&self) -> &ScanSpec {
+        &self.spec
     }
 }
 
 impl DisplayAs for NdjsonExec {
     fn fmt_as(&self, t: DisplayFormatType, f: &mut fmt::Formatter) -> fmt::Result {
         if let DisplayFormatType::TreeRender = t {
-            return write!(f, "partitions={}", self.partitions.len());
+            return write!(f, "partitions={}", self.spec.partitions.len());
         }
-        let ranges: usize = self.partitions.iter().map(Vec::len).sum();
+        let ranges: usize = self.spec.partitions.iter().map(Vec::len).sum();
         let keys: Vec<&str> = self.plan.keys.iter().collect();
         write!(
             f,
             "NdjsonExec: partitions={}, ranges={ranges}, keys={keys:?}, pushed_filters={}",
-            self.partitions.len(),
+            self.spec.partitions.len(),
             self.plan.predicates.len()
         )
     }
@@ -344,9 +419,14 @@ impl ExecutionPlan for NdjsonExec {
         partition: usize,
         context: Arc<TaskContext>,
     ) -> Result<SendableRecordBatchStream> {
-        let ranges = self.partitions.get(partition).cloned().ok_or_else(|| {
-            DataFusionError::Internal(format!("NdjsonExec has no partition {partition}"))
-        })?;
+        let ranges = self
+            .spec
+            .partitions
+            .get(partition)
+            .cloned()
+            .ok_or_else(|| {
+                DataFusionError::Internal(format!("NdjsonExec has no partition {partition}"))
+            })?;
         let metrics = PartitionMetrics {
             baseline: BaselineMetrics::new(&self.metrics, partition),
             bad_lines: MetricBuilder::new(&self.metrics).counter("bad_lines", partition),
