@@ -114,6 +114,23 @@ impl Ndq {
             output,
         }
     }
+
+    /// Run it to the end and require success with an empty stderr ([`Run::ok`]).
+    #[track_caller]
+    pub fn run_ok(self) -> Run {
+        let run = self.run();
+        run.ok();
+        run
+    }
+
+    /// [`Ndq::run_ok`], and require `want`'s stdout: the same answer reached another way
+    /// (threads, scanner, engine, input).
+    #[track_caller]
+    pub fn run_same_as(self, want: &Run) -> Run {
+        let run = self.run_ok();
+        run.stdout_is(want.stdout());
+        run
+    }
 }
 
 fn shell_words(args: &[String]) -> String {
