@@ -4,14 +4,10 @@
 
 use std::path::Path;
 use std::process::Command;
-use std::time::{Duration, Instant};
 
 use unicode_width::UnicodeWidthStr as _;
 
-use crate::util::{Fixture, ndq, sample};
-
-/// How long a wait may take before the test fails (a loaded machine is slow, not wrong).
-const PATIENCE: Duration = Duration::from_secs(30);
+use crate::util::{Fixture, ndq, poll, sample};
 
 #[test]
 fn chart_refuses_what_is_not_an_aggregation() {
@@ -168,19 +164,10 @@ impl Tmux {
     }
 
     /// Poll the screen until `done` holds of it.
+    #[track_caller]
     fn wait_for(&self, what: &str, done: impl Fn(&str) -> bool) -> String {
-        let start = Instant::now();
-        loop {
-            let screen = self.screen();
-            if done(&screen) {
-                return screen;
-            }
-            assert!(
-                start.elapsed() < PATIENCE,
-                "waited for {what}; the screen:\n{screen}"
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
+        poll(|| self.screen(), |screen| done(screen))
+            .unwrap_or_else(|screen| panic!("waited for {what}; the screen:\n{screen}"))
     }
 }
 

@@ -35,20 +35,18 @@ const GROUP: &str = "select @l, count(*) group by @l";
 
 #[test]
 fn json_output_has_one_object_per_row() {
-    let out = ndq(&["-o", "json", GROUP]).path(&sample()).run();
     let want: String = level_counts()
         .iter()
         .map(|(l, n)| format!("{{\"@l\":\"{l}\",\"count(*)\":{n}}}\n"))
         .collect();
-    out.ok();
+    let out = ndq(&["-o", "json", GROUP]).path(&sample()).run_ok();
     out.stdout_is(&want);
 }
 
 #[test]
 fn output_json_is_the_default_on_a_pipe() {
-    let piped = ndq(&[GROUP]).path(&sample()).run();
+    let piped = ndq(&[GROUP]).path(&sample()).run_ok();
     let json = ndq(&["-o", "json", GROUP]).path(&sample()).run();
-    piped.ok();
     piped.stdout_is(json.stdout());
 }
 
@@ -61,14 +59,11 @@ fn csv_tsv_and_raw_outputs_have_header_and_rows() {
             .map(|(l, n)| format!("{l}{sep}{n}\n"))
             .collect()
     };
-    let csv = ndq(&["-o", "csv", GROUP]).path(&sample()).run();
-    csv.ok();
+    let csv = ndq(&["-o", "csv", GROUP]).path(&sample()).run_ok();
     csv.stdout_is(&format!("@l,count(*)\n{}", rows(",")));
-    let tsv = ndq(&["-o", "tsv", GROUP]).path(&sample()).run();
-    tsv.ok();
+    let tsv = ndq(&["-o", "tsv", GROUP]).path(&sample()).run_ok();
     tsv.stdout_is(&format!("@l\tcount(*)\n{}", rows("\t")));
-    let raw = ndq(&["-o", "raw", GROUP]).path(&sample()).run();
-    raw.ok();
+    let raw = ndq(&["-o", "raw", GROUP]).path(&sample()).run_ok();
     raw.stdout_is(&rows("\t"));
 }
 
@@ -87,8 +82,7 @@ fn table_output_aligns_columns() {
     for (l, n) in &counts {
         want += &format!("{l:<w1$}  {n:>w2$}\n");
     }
-    let out = ndq(&["-o", "table", GROUP]).path(&sample()).run();
-    out.ok();
+    let out = ndq(&["-o", "table", GROUP]).path(&sample()).run_ok();
     out.stdout_is(&want);
 }
 
@@ -108,8 +102,7 @@ fn select_star_writes_lines_unchanged_in_every_format() {
     for format in ["json", "table", "csv", "tsv", "raw"] {
         let out = ndq(&["-o", format, "where StatusCode >= 500"])
             .path(&sample())
-            .run();
-        out.ok();
+            .run_ok();
         out.stdout_is(&want);
     }
 }
@@ -121,22 +114,17 @@ fn projection_keeps_input_text_in_json_and_unescapes_elsewhere() {
         "esc.ndjson",
         "{\"m\":\"a \\\"q\\\" \\u00e9\\n\",\"n\":1.50}\n{\"m\":\"plain, text\",\"n\":-0}\n",
     );
-    let json = ndq(&["-o", "json", "select m, n"]).path(&input).run();
-    json.ok();
+    let json = ndq(&["-o", "json", "select m, n"]).path(&input).run_ok();
     json.stdout_is(
         "{\"m\":\"a \\\"q\\\" \\u00e9\\n\",\"n\":1.50}\n{\"m\":\"plain, text\",\"n\":-0}\n",
     );
-    let csv = ndq(&["-o", "csv", "select m, n"]).path(&input).run();
-    csv.ok();
+    let csv = ndq(&["-o", "csv", "select m, n"]).path(&input).run_ok();
     csv.stdout_is("m,n\n\"a \"\"q\"\" é\n\",1.50\n\"plain, text\",-0\n");
-    let tsv = ndq(&["-o", "tsv", "select m, n"]).path(&input).run();
-    tsv.ok();
+    let tsv = ndq(&["-o", "tsv", "select m, n"]).path(&input).run_ok();
     tsv.stdout_is("m\tn\na \"q\" é\\n\t1.50\nplain, text\t-0\n");
-    let raw = ndq(&["-o", "raw", "select m"]).path(&input).run();
-    raw.ok();
+    let raw = ndq(&["-o", "raw", "select m"]).path(&input).run_ok();
     raw.stdout_is("a \"q\" é\n\nplain, text\n");
-    let table = ndq(&["-o", "table", "select m, n"]).path(&input).run();
-    table.ok();
+    let table = ndq(&["-o", "table", "select m, n"]).path(&input).run_ok();
     table.stdout_is(
         "m               n\n-----------  ----\na \"q\" é\\n    1.50\nplain, text    -0\n",
     );
@@ -148,13 +136,11 @@ fn computed_values_are_exact() {
     let input = f.write("n.ndjson", "{\"x\":0.1}\n{\"x\":0.2}\n{\"y\":true}\n");
     let out = ndq(&["-o", "json", "select sum(x), max(y), count(*)"])
         .path(&input)
-        .run();
-    out.ok();
+        .run_ok();
     out.stdout_is("{\"sum(x)\":0.3,\"max(y)\":null,\"count(*)\":3}\n");
     let csv = ndq(&["-o", "csv", "select sum(x), max(y)"])
         .path(&input)
-        .run();
-    csv.ok();
+        .run_ok();
     csv.stdout_is("sum(x),max(y)\n0.3,\n");
 }
 
@@ -377,12 +363,10 @@ fn invalid_utf8_and_binary_input_do_not_crash() {
 fn empty_file_empty_lines_and_no_final_newline() {
     let f = Fixture::new();
     let empty = f.write("empty.ndjson", "");
-    let out = ndq(&["select count(*)"]).path(&empty).run();
-    out.ok();
+    let out = ndq(&["select count(*)"]).path(&empty).run_ok();
     out.stdout_is("{\"count(*)\":0}\n");
     let blank = f.write("blank.ndjson", "\n\n  \n\r\n{\"a\":1}\n\n{\"a\":2}");
-    let out = ndq(&["select a"]).path(&blank).run();
-    out.ok();
+    let out = ndq(&["select a"]).path(&blank).run_ok();
     out.stdout_is("{\"a\":1}\n{\"a\":2}\n");
 }
 
@@ -395,22 +379,18 @@ fn a_50_mib_line_is_read_whole() {
     let input = f.write("big-line.ndjson", &big);
     let out = ndq(&["select count(*) where Elapsed > 200"])
         .path(&input)
-        .run();
-    out.ok();
+        .run_ok();
     out.stdout_is("{\"count(*)\":1}\n");
 }
 
 #[test]
 fn standard_input_with_or_without_a_dash() {
     let text = std::fs::read(sample()).unwrap();
-    let want = ndq(&["-o", "csv", GROUP]).path(&sample()).run();
-    want.ok();
+    let want = ndq(&["-o", "csv", GROUP]).path(&sample()).run_ok();
     for dash in [false, true] {
         let cmd = ndq(&["-o", "csv", GROUP]);
         let cmd = if dash { cmd.arg("-") } else { cmd };
-        let out = cmd.stdin(text.clone()).run();
-        out.ok();
-        out.stdout_is(want.stdout());
+        cmd.stdin(text.clone()).run_same_as(&want);
     }
     // A BOM, CRLF and bad lines on stdin; stdin is named `-`.
     let out = ndq(&["select n"]).stdin(MIXED).run();
@@ -430,14 +410,12 @@ fn several_files_in_order_and_directories_sorted() {
         .path(&z)
         .path(&a)
         .path(&z)
-        .run();
-    out.ok();
+        .run_ok();
     out.stdout_is("z\na\nz\n");
     let out = ndq(&["-o", "raw", "select f"])
         .path(&f.path("dir"))
         .path(&z)
-        .run();
-    out.ok();
+        .run_ok();
     out.stdout_is("a\nc\nb1\nb2\nz\n");
     // Line numbers are per file.
     let bad = f.write("bad.ndjson", "{}\nnope\n");
@@ -459,12 +437,9 @@ fn gzip_and_zstd_inputs_are_decompressed() {
         "select Message where Elapsed > 200",
         "where @l = 'Error'",
     ] {
-        let want = ndq(&["-o", "json", query]).path(&sample()).run();
-        want.ok();
+        let want = ndq(&["-o", "json", query]).path(&sample()).run_ok();
         for input in [&gz, &zst] {
-            let out = ndq(&["-o", "json", query]).path(input).run();
-            out.ok();
-            out.stdout_is(want.stdout());
+            ndq(&["-o", "json", query]).path(input).run_same_as(&want);
         }
     }
     let broken = f.write("broken.ndjson.gz", b"not gzip at all\n");
@@ -525,16 +500,13 @@ fn one_thread_and_many_agree() {
         for format in ["json", "table", "csv", "tsv", "raw"] {
             let one = ndq(&["--threads", "1", "-o", format, query])
                 .path(&sample())
-                .run();
-            one.ok();
-            let many = ndq(&["-o", format, query]).path(&sample()).run();
-            many.ok();
-            many.stdout_is(one.stdout());
-            let scalar = ndq(&["--scanner", "scalar", "--threads", "3", "-o", format, query])
+                .run_ok();
+            ndq(&["-o", format, query])
                 .path(&sample())
-                .run();
-            scalar.ok();
-            scalar.stdout_is(one.stdout());
+                .run_same_as(&one);
+            ndq(&["--scanner", "scalar", "--threads", "3", "-o", format, query])
+                .path(&sample())
+                .run_same_as(&one);
         }
     }
 }
@@ -545,13 +517,10 @@ fn serde_engine_agrees_on_the_sample() {
         "select count(*), sum(Elapsed) where StatusCode >= 400",
         "select @l, count(*) group by @l",
     ] {
-        let lazy = ndq(&["-o", "json", query]).path(&sample()).run();
-        let serde = ndq(&["--engine", "serde", "-o", "json", query])
+        let lazy = ndq(&["-o", "json", query]).path(&sample()).run_ok();
+        ndq(&["--engine", "serde", "-o", "json", query])
             .path(&sample())
-            .run();
-        lazy.ok();
-        serde.ok();
-        serde.stdout_is(lazy.stdout());
+            .run_same_as(&lazy);
     }
 }
 
@@ -628,8 +597,7 @@ fn progress_bar_on_a_terminal() {
     let f = Fixture::new();
     let (input, _) = generated(&f, 20 << 20);
     let query = "select count(*) where Elapsed > 200";
-    let want = ndq(&["-o", "raw", query]).path(&input).run();
-    want.ok();
+    let want = ndq(&["-o", "raw", query]).path(&input).run_ok();
     let results = f.path("results.txt");
     // stdin, stdout and stderr on the pseudo-terminal, stdout then sent to a file: what
     // `script` copies out is what stderr drew.
@@ -666,20 +634,15 @@ fn mmap_stdin_and_compressed_agree_on_generated_data() {
     ] {
         let want = ndq(&["--threads", "1", "-o", "json", query])
             .path(&input)
-            .run();
-        want.ok();
+            .run_ok();
         assert!(want.stdout().lines().count() > 10, "{want}");
         for threads in ["1", "2"] {
-            let stdin = ndq(&["--threads", threads, "-o", "json", query])
+            ndq(&["--threads", threads, "-o", "json", query])
                 .stdin(data.clone())
-                .run();
-            stdin.ok();
-            stdin.stdout_is(want.stdout());
-            let z = ndq(&["--threads", threads, "-o", "json", query])
+                .run_same_as(&want);
+            ndq(&["--threads", threads, "-o", "json", query])
                 .path(&zst)
-                .run();
-            z.ok();
-            z.stdout_is(want.stdout());
+                .run_same_as(&want);
         }
     }
 }
@@ -736,8 +699,7 @@ fn select_star_order_by_writes_whole_lines() {
                 "select * order by n desc limit 2",
             ])
             .path(&input)
-            .run();
-            out.ok();
+            .run_ok();
             out.stdout_is("{\"n\":3,\"s\":\"c\\u0041\"}\n  {\"n\":2, \"s\":\"b\"} \t\n");
         }
     }
@@ -933,14 +895,11 @@ fn float_sums_are_the_same_for_every_thread_count() {
     let query = "select sum(x), avg(x)";
     let one = ndq(&["--threads", "1", "-o", "raw", query])
         .path(&input)
-        .run();
-    one.ok();
+        .run_ok();
     for threads in ["2", "3", "7"] {
-        let many = ndq(&["--threads", threads, "-o", "raw", query])
+        ndq(&["--threads", threads, "-o", "raw", query])
             .path(&input)
-            .run();
-        many.ok();
-        many.stdout_is(one.stdout());
+            .run_same_as(&one);
     }
 }
 
@@ -953,8 +912,7 @@ fn long_operator_chains_run_or_are_refused_never_crash() {
     let input = f.write("c.ndjson", "{\"x\":4999}\n{\"x\":5000}\n{\"x\":3}\n");
     let terms: Vec<String> = (0..5000).map(|i| format!("x = {i}")).collect();
     let query = format!("select x where {}", terms.join(" or "));
-    let out = ndq(&["-o", "raw", &query]).path(&input).run();
-    out.ok();
+    let out = ndq(&["-o", "raw", &query]).path(&input).run_ok();
     out.stdout_is("4999\n3\n");
     let query = format!("select {}1", "x + ".repeat(5000));
     let out = ndq(&[&query]).path(&input).run();
@@ -984,8 +942,7 @@ fn a_fact_pattern_does_not_hide_a_literal_at_the_same_byte() {
             let out = ndq(&["-o", "raw", query])
                 .path(&input)
                 .env("NDQ_PREFILTER", prefilter)
-                .run();
-            out.ok();
+                .run_ok();
             out.stdout_is(want);
         }
     }
@@ -1079,8 +1036,7 @@ fn offset_with_streamed_rows_and_limit_stops_early() {
         // Whole lines, and rows kept for a table, skip alike.
         let lines = ndq(&["--threads", threads, "limit 1 offset 4"])
             .path(&input)
-            .run();
-        lines.ok();
+            .run_ok();
         lines.stdout_is(&format!("{}\n", text.lines().nth(4).unwrap()));
         let table = ndq(&[
             "--threads",
@@ -1090,8 +1046,7 @@ fn offset_with_streamed_rows_and_limit_stops_early() {
             "select @t limit 1 offset 9",
         ])
         .path(&input)
-        .run();
-        table.ok();
+        .run_ok();
         let t = times[9].as_str().unwrap();
         table.stdout_is(&format!("@t\n{}\n{t}\n", "-".repeat(t.len())));
     }
@@ -1107,8 +1062,7 @@ fn offset_without_limit_reads_everything_and_skips_the_first_rows() {
         ("select n order by n desc offset 1 ", "3\n2\n1\n"),
         ("select count(*) offset 1", ""),
     ] {
-        let out = ndq(&["-o", "raw", query]).stdin(data).run();
-        out.ok();
+        let out = ndq(&["-o", "raw", query]).stdin(data).run_ok();
         out.stdout_is(want);
     }
 }
@@ -1131,8 +1085,7 @@ fn repeated_column_names_are_unique_in_every_format() {
             "count(*)\tcount(*)_2\tx\tx_2\n1\t1\t1\t1\n1\t1\t2\t2\n",
         ),
     ] {
-        let out = ndq(&["-o", format, query]).stdin(data).run();
-        out.ok();
+        let out = ndq(&["-o", format, query]).stdin(data).run_ok();
         out.stdout_is(want);
     }
 }
@@ -1146,13 +1099,11 @@ fn having_and_distinct_end_to_end() {
         "select g, count(*) as n group by g having n > 1",
     ])
     .stdin(data)
-    .run();
-    out.ok();
+    .run_ok();
     out.stdout_is("{\"g\":\"a\",\"n\":2}\n");
     let out = ndq(&["-o", "json", "select distinct g, v"])
         .stdin(data)
-        .run();
-    out.ok();
+        .run_ok();
     out.stdout_is("{\"g\":\"a\",\"v\":1.50}\n{\"g\":\"b\",\"v\":2}\n");
 }
 
@@ -1210,8 +1161,7 @@ fn since_and_until_keep_lines_in_range_with_and_without_the_prefilter_on_both_en
                     .path(&input)
                     .env("NDQ_NOW", NOW)
                     .env("NDQ_PREFILTER", prefilter)
-                    .run();
-                out.ok();
+                    .run_ok();
                 out.stdout_is(want);
             }
         }
@@ -1220,8 +1170,7 @@ fn since_and_until_keep_lines_in_range_with_and_without_the_prefilter_on_both_en
     let out = ndq(&["--since", "10m", "where n = 6"])
         .path(&input)
         .env("NDQ_NOW", NOW)
-        .run();
-    out.ok();
+        .run_ok();
     out.stdout_is("{\"@t\":\"2026-11-21T10:04:59Z\",\"n\":6,\"ts\":\"2026-11-20T00:00:00Z\"}\n");
 }
 
@@ -1230,18 +1179,15 @@ fn tz_writes_timestamps_with_the_zone_offset() {
     let f = Fixture::new();
     let input = f.write("t.ndjson", TIMED);
     let q = "select time(1d) as day, count(*) where n <> 3 and n <> 5 group by day";
-    let out = ndq(&["-o", "csv", q]).path(&input).run();
-    out.ok();
+    let out = ndq(&["-o", "csv", q]).path(&input).run_ok();
     out.stdout_is("day,count(*)\n2026-11-21T00:00:00Z,4\n");
     let out = ndq(&["-o", "csv", "--tz", "America/New_York", q])
         .path(&input)
-        .run();
-    out.ok();
+        .run_ok();
     out.stdout_is("day,count(*)\n2026-11-21T00:00:00-05:00,4\n");
     let out = ndq(&["-o", "json", "select datetime(@t), 90s * 1.5 where n = 4"])
         .path(&input)
-        .run();
-    out.ok();
+        .run_ok();
     out.stdout_is("{\"datetime(@t)\":\"2026-11-21T10:00:00.5Z\",\"90s * 1.5\":135}\n");
 }
 
@@ -1288,17 +1234,14 @@ fn filtered_aggregates_and_array_conditions_agree_across_threads_and_engines() {
     ] {
         let one = ndq(&["--threads", "1", "-o", "json", query])
             .path(&sample())
-            .run();
-        one.ok();
+            .run_ok();
         assert!(!one.stdout().is_empty(), "{one}");
         for args in [
             &["--threads", "3", "-o", "json", query][..],
             &["--scanner", "scalar", "-o", "json", query][..],
             &["--engine", "serde", "-o", "json", query][..],
         ] {
-            let other = ndq(args).path(&sample()).run();
-            other.ok();
-            other.stdout_is(one.stdout());
+            ndq(args).path(&sample()).run_same_as(&one);
         }
     }
 }

@@ -89,22 +89,19 @@ fn no_colour_in_a_pipe_by_default_with_no_color_or_with_never() {
 #[test]
 fn color_always_colours_json_and_tables_and_changes_nothing_else() {
     for (format, query) in CASES {
-        let plain = ndq(&["-o", format, query]).path(&sample()).run();
-        plain.ok();
+        let plain = ndq(&["-o", format, query]).path(&sample()).run_ok();
         for env in [("NO_COLOR", "1"), ("TERM", "dumb")] {
             let colored = ndq(&["--color", "always", "-o", format, query])
                 .path(&sample())
                 .env(env.0, env.1)
-                .run();
-            colored.ok();
+                .run_ok();
             assert!(colored.stdout().contains("\x1b[0m"), "no colour{colored}");
             assert_eq!(strip(colored.stdout()), plain.stdout(), "{colored}");
         }
     }
     let colored = ndq(&["--color", "always", "-o", "json", "select * limit 1"])
         .stdin("{\"a\": [1, true, null], \"b\": \"x\"}\n")
-        .run();
-    colored.ok();
+        .run_ok();
     colored.stdout_is(
         "\x1b[1m{\x1b[0m\x1b[1;34m\"a\"\x1b[0m\x1b[1m:\x1b[0m \x1b[1m[\x1b[0m\x1b[36m1\x1b[0m\
          \x1b[1m,\x1b[0m \x1b[33mtrue\x1b[0m\x1b[1m,\x1b[0m \x1b[2mnull\x1b[0m\x1b[1m],\x1b[0m \
@@ -119,13 +116,10 @@ fn csv_tsv_and_raw_are_never_coloured() {
             "select @t, Elapsed, Properties.User where @l = 'Error'",
             "select * where @l = 'Fatal'",
         ] {
-            let plain = ndq(&["-o", format, query]).path(&sample()).run();
-            plain.ok();
-            let always = ndq(&["--color", "always", "-o", format, query])
+            let plain = ndq(&["-o", format, query]).path(&sample()).run_ok();
+            ndq(&["--color", "always", "-o", format, query])
                 .path(&sample())
-                .run();
-            always.ok();
-            always.stdout_is(plain.stdout());
+                .run_same_as(&plain);
         }
     }
 }
@@ -174,8 +168,7 @@ fn a_terminal_gets_colour_by_default() {
     assert!(!errors.contains(ESC), "{errors:?}");
     let plain = ndq(&["-o", "table", &query[1..query.len() - 1]])
         .path(&sample())
-        .run();
-    plain.ok();
+        .run_ok();
     assert_eq!(strip(&drawn).replace("\r\n", "\n"), plain.stdout());
     for (args, env) in [
         (query.to_string(), [("NO_COLOR", "1")]),

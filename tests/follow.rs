@@ -1,37 +1,13 @@
 //! `ndq --follow`: files read as they grow, rotated, truncated; totals on a stop; the live
-//! table on a terminal. Every wait polls for what is expected with a generous timeout (no
-//! sleep is an assertion, no timing is checked).
+//! table on a terminal. Every wait polls for what is expected (`wait_for` and `wait_exit` of
+//! the util module: no sleep is an assertion, no timing is checked).
 
 use std::fs::OpenOptions;
 use std::io::Write as _;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
 
-use crate::util::{Fixture, ndq};
-
-/// How long a wait may take before the test fails (a loaded machine is slow, not wrong).
-const PATIENCE: Duration = Duration::from_secs(20);
-
-/// Poll `read` until `done` holds of what it returns; fail with `what` and the last value.
-fn wait_for<T: std::fmt::Debug>(
-    what: &str,
-    mut read: impl FnMut() -> T,
-    done: impl Fn(&T) -> bool,
-) -> T {
-    let start = Instant::now();
-    loop {
-        let value = read();
-        if done(&value) {
-            return value;
-        }
-        assert!(
-            start.elapsed() < PATIENCE,
-            "waited for {what}; last saw {value:?}"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
+use crate::util::{Fixture, ndq, wait_exit, wait_for};
 
 fn text(path: &Path) -> String {
     std::fs::read_to_string(path).unwrap_or_default()
@@ -75,17 +51,7 @@ fn signal(child: &Child, name: &str) {
 /// Stop `child` with `name` and wait for it; its exit status code.
 fn stop(mut child: Child, name: &str) -> Option<i32> {
     signal(&child, name);
-    let start = Instant::now();
-    loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            return status.code();
-        }
-        if start.elapsed() > PATIENCE {
-            let _ = child.kill();
-            panic!("ndq did not stop on {name}");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    wait_exit(&mut child, &format!("ndq to stop on {name}"), String::new).code()
 }
 
 /// The `n` of each JSON row written so far.
@@ -297,17 +263,9 @@ fn follow_redraws_a_live_table_on_a_terminal() {
         .status()
         .unwrap();
     assert!(ok.success());
-    let start = Instant::now();
-    let status = loop {
-        if let Some(status) = script.try_wait().unwrap() {
-            break status;
-        }
-        if start.elapsed() > PATIENCE {
-            let _ = script.kill();
-            panic!("ndq did not stop on SIGINT: {:?}", text(&transcript));
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let status = wait_exit(&mut script, "ndq to stop on SIGINT", || {
+        format!(": {:?}", text(&transcript))
+    });
     let drawn = text(&transcript);
     assert_eq!(status.code(), Some(0), "{drawn:?}");
     assert!(

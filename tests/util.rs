@@ -1,10 +1,13 @@
 //! The `Fixture` helper for the CLI's end-to-end tests: a temporary directory to put inputs
 //! in, a way to run `ndq` with arguments and standard input, and assertions that print the
-//! whole command, stdout and stderr when they fail.
+//! whole command, stdout and stderr when they fail; and the polling waits of the tests that
+//! watch a running `ndq` (`--follow`, a terminal): no sleep is an assertion, no timing is
+//! checked, a wait only gives up after a generous [`PATIENCE`].
 
 use std::fmt;
 use std::path::{Path, PathBuf};
-use std::process::Output;
+use std::process::{Child, ExitStatus, Output};
+use std::time::{Duration, Instant};
 
 /// The repository root.
 pub fn root() -> &'static Path {
@@ -113,6 +116,23 @@ impl Ndq {
             line: format!("ndq {}", shell_words(&self.args)),
             output,
         }
+    }
+
+    /// Run it to the end and require success with an empty stderr ([`Run::ok`]).
+    #[track_caller]
+    pub fn run_ok(self) -> Run {
+        let run = self.run();
+        run.ok();
+        run
+    }
+
+    /// [`Ndq::run_ok`], and require `want`'s stdout: the same answer reached another way
+    /// (threads, scanner, engine, input).
+    #[track_caller]
+    pub fn run_same_as(self, want: &Run) -> Run {
+        let run = self.run_ok();
+        run.stdout_is(want.stdout());
+        run
     }
 }
 
@@ -238,4 +258,46 @@ pub fn sample_events() -> Vec<serde_json::Map<String, serde_json::Value>> {
             },
         )
         .collect()
+}
+
+/// How long a wait may take before the test fails (a loaded machine is slow, not wrong).
+pub const PATIENCE: Duration = Duration::from_secs(30);
+
+/// Call `read` every 20 ms until `done` holds of what it returns: `Ok` with that value, or
+/// `Err` with the last value read once [`PATIENCE`] is out.
+pub fn poll<T>(mut read: impl FnMut() -> T, done: impl Fn(&T) -> bool) -> Result<T, T> {
+    let start = Instant::now();
+    loop {
+        let value = read();
+        if done(&value) {
+            return Ok(value);
+        }
+        if start.elapsed() >= PATIENCE {
+            return Err(value);
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// [`poll`], failing the test with `what` and the last value read when it gives up.
+#[track_caller]
+pub fn wait_for<T: fmt::Debug>(
+    what: &str,
+    read: impl FnMut() -> T,
+    done: impl Fn(&T) -> bool,
+) -> T {
+    poll(read, done).unwrap_or_else(|last| panic!("waited for {what}; last saw {last:?}"))
+}
+
+/// Wait for `child` to exit and return its status; when it does not, kill it and fail the
+/// test with `what` and `detail()` (what it wrote, say).
+#[track_caller]
+pub fn wait_exit(child: &mut Child, what: &str, detail: impl Fn() -> String) -> ExitStatus {
+    match poll(|| child.try_wait().expect("try_wait"), Option::is_some) {
+        Ok(status) => status.expect("polled until it exited"),
+        Err(_) => {
+            let _ = child.kill();
+            panic!("waited for {what}{}", detail());
+        }
+    }
 }

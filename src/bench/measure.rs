@@ -228,6 +228,26 @@ mod tests {
         ]
     }
 
+    /// [`measure`] of `cases` on both engines without a bar: the results and the lines
+    /// written.
+    fn measure_both(
+        exec: &mut Fake,
+        cases: &[Case],
+        schedule: Schedule,
+    ) -> (Vec<CaseResult>, String) {
+        let mut progress = Progress::new(Vec::new(), false);
+        let got = measure(
+            exec,
+            cases,
+            &[Engine::Lazy, Engine::Serde],
+            schedule,
+            &mut progress,
+        )
+        .expect("fake runs do not fail");
+        let lines = String::from_utf8(progress.into_inner()).expect("utf-8");
+        (got, lines)
+    }
+
     // What start() sets up; the order in which indicatif draws is not observable here (the
     // glitch this replaced, an empty or stale bar drawn first, was checked on a terminal).
     #[test]
@@ -253,20 +273,12 @@ mod tests {
             calls: Vec::new(),
             serde_hits: 25,
         };
-        let mut progress = Progress::new(Vec::new(), false);
         let schedule = Schedule {
             runs: 3,
             warmup: 1,
             percentile: 90.0,
         };
-        let got = measure(
-            &mut exec,
-            &cases(),
-            &[Engine::Lazy, Engine::Serde],
-            schedule,
-            &mut progress,
-        )
-        .expect("fake runs do not fail");
+        let (got, lines) = measure_both(&mut exec, &cases(), schedule);
 
         let mut want_calls = Vec::new();
         for case in 0..2 {
@@ -292,7 +304,6 @@ mod tests {
         assert_eq!(lazy2.runs, [ms(210), ms(212), ms(214)]);
         assert_eq!((got[1].number, got[1].line), (2, 5));
 
-        let lines = String::from_utf8(progress.into_inner()).expect("utf-8");
         assert_eq!(
             lines,
             "ndq: bench: case 1/2: lazy p90 106 ms, serde p90 407 ms (3.84x faster), 25.0% hits: \
@@ -308,21 +319,12 @@ mod tests {
             calls: Vec::new(),
             serde_hits: 24,
         };
-        let mut progress = Progress::new(Vec::new(), false);
         let schedule = Schedule {
             runs: 1,
             warmup: 0,
             percentile: 50.0,
         };
-        measure(
-            &mut exec,
-            &cases()[..1],
-            &[Engine::Lazy, Engine::Serde],
-            schedule,
-            &mut progress,
-        )
-        .expect("fake runs do not fail");
-        let lines = String::from_utf8(progress.into_inner()).expect("utf-8");
+        let (_, lines) = measure_both(&mut exec, &cases()[..1], schedule);
         assert_eq!(lines.lines().count(), 2, "{lines}");
         assert!(
             lines.ends_with(
@@ -335,16 +337,7 @@ mod tests {
         // With a `limit` the counts depend on where each run stopped: no warning.
         let mut limited = cases()[..1].to_vec();
         limited[0].limited = true;
-        let mut progress = Progress::new(Vec::new(), false);
-        measure(
-            &mut exec,
-            &limited,
-            &[Engine::Lazy, Engine::Serde],
-            schedule,
-            &mut progress,
-        )
-        .expect("fake runs do not fail");
-        let lines = String::from_utf8(progress.into_inner()).expect("utf-8");
+        let (_, lines) = measure_both(&mut exec, &limited, schedule);
         assert_eq!(lines.lines().count(), 1, "{lines}");
         assert!(!lines.contains("disagree"), "{lines}");
     }

@@ -406,14 +406,7 @@ mod tests {
 
     #[test]
     fn summary_lines() {
-        let setup = Setup {
-            percentile: 90.0,
-            runs: 5,
-            warmup: 1,
-            scanner: "avx2".into(),
-            threads: 2,
-            prefilter: true,
-        };
+        let setup = Setup::example();
         let loaded = Loaded {
             events: 1_045_123,
             malformed: 0,

@@ -68,6 +68,21 @@ pub struct Setup {
     pub prefilter: bool,
 }
 
+#[cfg(test)]
+impl Setup {
+    /// The settings the tests' reports are made with.
+    pub(crate) fn example() -> Setup {
+        Setup {
+            percentile: 90.0,
+            runs: 5,
+            warmup: 1,
+            scanner: "avx2".into(),
+            threads: 2,
+            prefilter: true,
+        }
+    }
+}
+
 #[derive(Clone, Copy, PartialEq)]
 enum Align {
     Left,
@@ -275,17 +290,6 @@ mod tests {
         v.iter().map(|&m| Duration::from_millis(m)).collect()
     }
 
-    fn setup() -> Setup {
-        Setup {
-            percentile: 90.0,
-            runs: 5,
-            warmup: 1,
-            scanner: "avx2".into(),
-            threads: 2,
-            prefilter: true,
-        }
-    }
-
     const COUNTS: Counts = Counts {
         events: 1_000_000,
         hits: 250_000,
@@ -342,7 +346,7 @@ mod tests {
 |    1 |  520 ms (+0 ns/-40.0 ms) |     1.92M/s |    481K/s | 25.0% | 2.06 GB/s | select Message from stream where Elapsed > 200 |
 |    2 | 1.20 s (+300 ms/-200 ms) |      833K/s |    833K/s |  100% |  895 MB/s | select sum(Elapsed), count(*) from stream      |
 ";
-        assert_eq!(table(&setup(), &one_engine()), want);
+        assert_eq!(table(&Setup::example(), &one_engine()), want);
     }
 
     fn both_engines() -> Vec<CaseResult> {
@@ -372,7 +376,7 @@ mod tests {
 |    1 | lazy   | 12.0 ms (+0 ns/-2.00 ms) |      167K/s |   1.67K/s | 1.00% |  167 MB/s |    4.17x | select Message where match(Message, '/api/a|b') |
 |    1 | serde  | 50.0 ms (+0 ns/-2.00 ms) |     40.0K/s |     400/s | 1.00% | 40.0 MB/s |    1.00x |                                                 |
 ";
-        assert_eq!(table(&setup(), &both_engines()), want);
+        assert_eq!(table(&Setup::example(), &both_engines()), want);
     }
 
     #[test]
@@ -384,7 +388,7 @@ mod tests {
 |    1 | lazy   | 12.0 ms (+0 ns/-2.00 ms) |      167K/s |   1.67K/s | 1.00% |  167 MB/s |    4.17x | `select Message where match(Message, '/api/a\\|b')` |
 |    1 | serde  | 50.0 ms (+0 ns/-2.00 ms) |     40.0K/s |     400/s | 1.00% | 40.0 MB/s |    1.00x |                                                    |
 ";
-        assert_eq!(markdown(&setup(), &both_engines()), want);
+        assert_eq!(markdown(&Setup::example(), &both_engines()), want);
     }
 
     #[test]
@@ -397,7 +401,7 @@ mod tests {
 
     #[test]
     fn json_has_every_figure() {
-        let text = json(&setup(), &both_engines());
+        let text = json(&Setup::example(), &both_engines());
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines.len(), 1, "one object per case");
         let v: serde_json::Value = serde_json::from_str(lines[0]).expect("valid JSON");
@@ -455,7 +459,7 @@ mod tests {
         close(&v["speedup"], 50.0 / 12.0);
 
         // One engine: no key for the other, speed-up null, one line per case.
-        let text = json(&setup(), &one_engine());
+        let text = json(&Setup::example(), &one_engine());
         let objs: Vec<serde_json::Value> = text
             .lines()
             .map(|l| serde_json::from_str(l).expect("valid JSON"))

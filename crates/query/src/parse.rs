@@ -170,73 +170,56 @@ pub(crate) enum ExprKind {
     },
 }
 
+/// The match behind [`Expr::children`] and [`Expr::children_mut`], written once so the two
+/// cannot disagree about which fields of a node are expressions: `$kind` is `&self.kind` or
+/// `&mut self.kind`, and the three methods name the shared or the mutable form of a
+/// collection's iterator, an optional box's contents, and a box's contents.
+macro_rules! children_of {
+    ($kind:expr, $iter:ident, $as_deref:ident, $unbox:path) => {
+        match $kind {
+            ExprKind::Null
+            | ExprKind::Bool(_)
+            | ExprKind::Number(_)
+            | ExprKind::Str(_)
+            | ExprKind::Duration(_)
+            | ExprKind::Path(_)
+            | ExprKind::Wild { .. }
+            | ExprKind::Star => Vec::new(),
+            ExprKind::Neg(a) | ExprKind::Not(a) => vec![$unbox(a)],
+            ExprKind::Bin(_, a, b) => vec![$unbox(a), $unbox(b)],
+            ExprKind::Like { expr, pattern, .. } => vec![$unbox(expr), $unbox(pattern)],
+            ExprKind::In { expr, list, .. } => {
+                std::iter::once($unbox(expr)).chain(list.$iter()).collect()
+            }
+            ExprKind::IsNull { expr, .. } => vec![$unbox(expr)],
+            ExprKind::Call { args, .. } => args.$iter().collect(),
+            ExprKind::Member { expr, array, .. } => vec![$unbox(expr), $unbox(array)],
+            ExprKind::Filter { call, cond, .. } => vec![$unbox(call), $unbox(cond)],
+            ExprKind::Case {
+                subject,
+                arms,
+                default,
+            } => subject
+                .$as_deref()
+                .into_iter()
+                .chain(arms.$iter().flat_map(|(c, v)| [c, v]))
+                .chain(default.$as_deref())
+                .collect(),
+        }
+    };
+}
+
 impl Expr {
     /// The expressions directly inside this one, left to right: the one place that knows the
     /// shape of every node, so the planner's walks (is there an aggregate, which one, replace
     /// aliases) cannot miss a kind of expression.
     pub fn children(&self) -> Vec<&Expr> {
-        match &self.kind {
-            ExprKind::Null
-            | ExprKind::Bool(_)
-            | ExprKind::Number(_)
-            | ExprKind::Str(_)
-            | ExprKind::Duration(_)
-            | ExprKind::Path(_)
-            | ExprKind::Wild { .. }
-            | ExprKind::Star => Vec::new(),
-            ExprKind::Neg(a) | ExprKind::Not(a) => vec![a],
-            ExprKind::Bin(_, a, b) => vec![a, b],
-            ExprKind::Like { expr, pattern, .. } => vec![expr, pattern],
-            ExprKind::In { expr, list, .. } => std::iter::once(&**expr).chain(list).collect(),
-            ExprKind::IsNull { expr, .. } => vec![expr],
-            ExprKind::Call { args, .. } => args.iter().collect(),
-            ExprKind::Member { expr, array, .. } => vec![expr, array],
-            ExprKind::Filter { call, cond, .. } => vec![call, cond],
-            ExprKind::Case {
-                subject,
-                arms,
-                default,
-            } => subject
-                .as_deref()
-                .into_iter()
-                .chain(arms.iter().flat_map(|(c, v)| [c, v]))
-                .chain(default.as_deref())
-                .collect(),
-        }
+        children_of!(&self.kind, iter, as_deref, Box::as_ref)
     }
 
     /// [`Expr::children`], to change them.
     pub fn children_mut(&mut self) -> Vec<&mut Expr> {
-        match &mut self.kind {
-            ExprKind::Null
-            | ExprKind::Bool(_)
-            | ExprKind::Number(_)
-            | ExprKind::Str(_)
-            | ExprKind::Duration(_)
-            | ExprKind::Path(_)
-            | ExprKind::Wild { .. }
-            | ExprKind::Star => Vec::new(),
-            ExprKind::Neg(a) | ExprKind::Not(a) => vec![a],
-            ExprKind::Bin(_, a, b) => vec![a, b],
-            ExprKind::Like { expr, pattern, .. } => vec![expr, pattern],
-            ExprKind::In { expr, list, .. } => std::iter::once(&mut **expr)
-                .chain(list.iter_mut())
-                .collect(),
-            ExprKind::IsNull { expr, .. } => vec![expr],
-            ExprKind::Call { args, .. } => args.iter_mut().collect(),
-            ExprKind::Member { expr, array, .. } => vec![expr, array],
-            ExprKind::Filter { call, cond, .. } => vec![call, cond],
-            ExprKind::Case {
-                subject,
-                arms,
-                default,
-            } => subject
-                .as_deref_mut()
-                .into_iter()
-                .chain(arms.iter_mut().flat_map(|(c, v)| [c, v]))
-                .chain(default.as_deref_mut())
-                .collect(),
-        }
+        children_of!(&mut self.kind, iter_mut, as_deref_mut, Box::as_mut)
     }
 }
 

@@ -33,7 +33,7 @@ use std::cmp::Ordering;
 
 use crate::ir::Ex;
 use crate::parse::{BinOp, Seg};
-use crate::time::{TimeFn, fixed_instant, fixed_seconds, parse_text};
+use crate::time::{TimeFn, fixed_instant, fixed_seconds, parse_fixed, parse_text};
 use crate::timefn;
 use crate::value::Val;
 
@@ -48,6 +48,19 @@ pub struct Stamp<'a> {
     pub text: &'a [u8],
     /// Nanoseconds since the Unix epoch.
     pub instant: i128,
+}
+
+impl<'a> Stamp<'a> {
+    /// `text` with its instant, when it is in the fixed RFC 3339 form a leading time is read
+    /// in: `YYYY-MM-DD(T|t| )HH:MM:SS[.f{1,9}](Z|z|±HH:MM)`, a valid date and time (a leap
+    /// second read as the second before it) at an instant from year -9999 to 9999. `None` for
+    /// any other text (which `datetime` may still read).
+    pub fn fixed(text: &'a [u8]) -> Option<Stamp<'a>> {
+        Some(Stamp {
+            text,
+            instant: parse_fixed(text)?,
+        })
+    }
 }
 
 /// JSON's blanks (the newline ends a line, so it is not among them here).

@@ -26,7 +26,8 @@ use std::hint::black_box;
 use std::str::FromStr;
 use std::time::Duration;
 
-use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use criterion::measurement::WallTime;
+use criterion::{BenchmarkGroup, Criterion, Throughput, criterion_group, criterion_main};
 use ndq_scan::{Decimal, KeySet, Parser, Scanner, Value};
 use serde::Deserialize;
 use simd_json::prelude::*;
@@ -48,9 +49,6 @@ fn lines() -> (Vec<u8>, Vec<std::ops::Range<usize>>) {
     }
     (data, ranges)
 }
-
-/// (lines that had the field, sum of Elapsed) — the answer every engine must give.
-type Answer = (usize, Decimal);
 
 #[derive(Deserialize)]
 struct ElapsedOnly {
@@ -117,6 +115,12 @@ fn require_plain_serde_json() {
     );
 }
 
+/// A named way of reading one line, giving a `T`.
+type Engine<'a, T> = (String, Box<dyn FnMut(&[u8]) -> T + 'a>);
+
+/// Calls its argument on every line of the data.
+type EachLine<'a> = dyn Fn(&mut dyn FnMut(&[u8])) + 'a;
+
 fn bench(c: &mut Criterion) {
     require_plain_serde_json();
     let (data, ranges) = lines();
@@ -133,8 +137,7 @@ fn bench(c: &mut Criterion) {
     let message_set = KeySet::new(["Message"]);
 
     // --- Elapsed as a Decimal ---
-    type Engine<'a> = (String, Box<dyn FnMut(&[u8]) -> Option<Decimal> + 'a>);
-    let mut engines: Vec<Engine> = vec![
+    let mut engines: Vec<Engine<Option<Decimal>>> = vec![
         (
             "serde_json_value".into(),
             Box::new(|line| {
@@ -182,32 +185,21 @@ fn bench(c: &mut Criterion) {
             ));
         }
     }
-    let mut answer: Option<Answer> = None;
-    let mut group = c.benchmark_group("elapsed");
-    group
-        .throughput(Throughput::Bytes(total))
-        .sample_size(10)
-        .warm_up_time(Duration::from_secs(1))
-        .measurement_time(Duration::from_secs(4));
-    for (name, f) in &mut engines {
-        let mut got: Answer = (0, Decimal::ZERO);
-        each(&mut |line| {
-            if let Some(d) = f(line) {
+    let mut group = group_over_lines(c, "elapsed", total);
+    let answer = check_and_bench(
+        &mut group,
+        &mut engines,
+        &each,
+        ranges.len(),
+        "Elapsed",
+        Decimal::ZERO,
+        |got, value| {
+            if let Some(d) = value {
                 got.0 += 1;
                 got.1 += d;
             }
-        });
-        let want = *answer.get_or_insert(got);
-        assert_eq!(got, want, "{name} disagrees with serde_json");
-        assert!(want.0 > ranges.len() / 2, "Elapsed on {} lines", want.0);
-        group.bench_function(name.as_str(), |b| {
-            b.iter(|| {
-                each(&mut |line| {
-                    black_box(f(black_box(line)));
-                })
-            })
-        });
-    }
+        },
+    );
     // simd-json parses numbers to f64 (no exact text): checked on the f64 sum.
     let mut buf = Vec::new();
     let mut simd = |line: &[u8]| -> Option<f64> {
@@ -233,8 +225,7 @@ fn bench(c: &mut Criterion) {
     group.finish();
 
     // --- Message unescaped ---
-    type Texts<'a> = (String, Box<dyn FnMut(&[u8]) -> usize + 'a>);
-    let mut engines: Vec<Texts> = vec![
+    let mut engines: Vec<Engine<usize>> = vec![
         (
             "serde_json_value".into(),
             Box::new(|line| {
@@ -290,23 +281,58 @@ fn bench(c: &mut Criterion) {
             Box::new(move |line| ndq_message(&mut p, line, Some(want))),
         ));
     }
-    let mut answer = None;
-    let mut group = c.benchmark_group("message");
+    let mut group = group_over_lines(c, "message", total);
+    check_and_bench(
+        &mut group,
+        &mut engines,
+        &each,
+        ranges.len(),
+        "Message",
+        0,
+        |got, n| {
+            got.0 += usize::from(n > 0);
+            got.1 += n;
+        },
+    );
+    group.finish();
+}
+
+/// A group of benches that each run over all the lines (`total` bytes): few samples, as a
+/// run is long.
+fn group_over_lines<'c>(
+    c: &'c mut Criterion,
+    name: &str,
+    total: u64,
+) -> BenchmarkGroup<'c, WallTime> {
+    let mut group = c.benchmark_group(name);
     group
         .throughput(Throughput::Bytes(total))
         .sample_size(10)
         .warm_up_time(Duration::from_secs(1))
         .measurement_time(Duration::from_secs(4));
-    for (name, f) in &mut engines {
-        let mut got = (0usize, 0usize);
-        each(&mut |line| {
-            let n = f(line);
-            got.0 += usize::from(n > 0);
-            got.1 += n;
-        });
+    group
+}
+
+/// Bench each engine in `group` over all the lines (`each` calls its argument on every one
+/// of the `lines`), after checking its answer, the answer every engine must give: (lines
+/// that had the property `key`, a sum), its results folded by `add` from `(0, zero)`, must be
+/// the first engine's (serde_json's) and count more than half the lines. Returns that answer.
+fn check_and_bench<T, S: Copy + PartialEq + std::fmt::Debug>(
+    group: &mut BenchmarkGroup<'_, WallTime>,
+    engines: &mut [Engine<'_, T>],
+    each: &EachLine,
+    lines: usize,
+    key: &str,
+    zero: S,
+    add: impl Fn(&mut (usize, S), T),
+) -> Option<(usize, S)> {
+    let mut answer = None;
+    for (name, f) in engines {
+        let mut got = (0, zero);
+        each(&mut |line| add(&mut got, f(line)));
         let want = *answer.get_or_insert(got);
         assert_eq!(got, want, "{name} disagrees with serde_json");
-        assert!(want.0 > ranges.len() / 2, "Message on {} lines", want.0);
+        assert!(want.0 > lines / 2, "{key} on {} lines", want.0);
         group.bench_function(name.as_str(), |b| {
             b.iter(|| {
                 each(&mut |line| {
@@ -315,7 +341,7 @@ fn bench(c: &mut Criterion) {
             })
         });
     }
-    group.finish();
+    answer
 }
 
 criterion_group!(benches, bench);

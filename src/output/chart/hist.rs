@@ -123,7 +123,7 @@ pub(super) fn draw(
     // depend on the room left by the gutter: start narrow, widen until it holds (a few
     // rounds at most: a label is at most 12 wide).
     let mut gutter = 1;
-    let (k, offset, groups, cell_w, panels, extremes, axis_labels) = loop {
+    let (columns, panels) = loop {
         let plot = width.saturating_sub(gutter + 2).max(1);
         let (k, offset) = merge_factor(n, plot as i128, d, first, spec);
         let groups = usize::try_from((offset + n - 1) / k + 1).unwrap_or(plot);
@@ -132,36 +132,42 @@ pub(super) fn draw(
         } else {
             1
         };
-        let panels: Vec<Vec<Option<f64>>> = table
+        let columns = Columns {
+            k,
+            offset,
+            groups,
+            cell_w,
+        };
+        let panels: Vec<Panel> = table
             .series
             .iter()
-            .map(|s| merge(s, &times, groups, |t| ((offset + index(t)) / k) as usize))
-            .collect();
-        let extremes: Vec<(f64, f64)> = panels
-            .iter()
-            .map(|p| {
-                let vals = p.iter().flatten();
-                (
-                    vals.clone().fold(0.0f64, |m, &v| m.max(v)),
-                    vals.fold(0.0f64, |m, &v| m.min(v)),
-                )
+            .map(|s| {
+                let values = merge(s, &times, groups, |t| ((offset + index(t)) / k) as usize);
+                let vals = values.iter().flatten();
+                let hi = vals.clone().fold(0.0f64, |m, &v| m.max(v));
+                let lo = vals.fold(0.0f64, |m, &v| m.min(v));
+                let labels = (num(hi), if lo < 0.0 { num(lo) } else { String::new() });
+                Panel {
+                    values,
+                    extremes: (hi, lo),
+                    labels,
+                }
             })
             .collect();
-        let axis_labels: Vec<(String, String)> = extremes
+        let need = panels
             .iter()
-            .map(|&(hi, lo)| (num(hi), if lo < 0.0 { num(lo) } else { String::new() }))
-            .collect();
-        let need = axis_labels
-            .iter()
-            .map(|(a, b)| a.width().max(b.width()))
+            .map(|p| p.labels.0.width().max(p.labels.1.width()))
             .max()
             .unwrap_or(1)
             .max(1);
         if need <= gutter {
-            break (k, offset, groups, cell_w, panels, extremes, axis_labels);
+            break (columns, panels);
         }
         gutter = need;
     };
+    let Columns {
+        k, groups, cell_w, ..
+    } = columns;
     let plot_x = gutter + 2;
 
     let mut lines = Vec::new();
@@ -232,8 +238,6 @@ pub(super) fn draw(
         panel(
             &mut lines,
             &panels[p],
-            extremes[p],
-            &axis_labels[p],
             Geometry {
                 width,
                 gutter,
@@ -244,7 +248,7 @@ pub(super) fn draw(
             SERIES[p % SERIES.len()],
         );
     }
-    let ticks = ticks(spec, first, d, k, offset, groups, cell_w, width - plot_x);
+    let ticks = ticks(spec, first, d, columns, width - plot_x);
     let mut axis = Line::new(width);
     axis.push(Some(Palette::NULL), &format!("{:>gutter$} └", "0"));
     let mut rule: Vec<char> = vec!['─'; groups.saturating_mul(cell_w).min(width - plot_x)];
@@ -264,6 +268,25 @@ pub(super) fn draw(
     Some(lines)
 }
 
+/// How the buckets make columns for a gutter: `k` buckets a column, the first column
+/// starting `offset` buckets before the first bucket; `groups` columns, each `cell_w` cells
+/// wide.
+#[derive(Clone, Copy)]
+struct Columns {
+    k: i128,
+    offset: i128,
+    groups: usize,
+    cell_w: usize,
+}
+
+/// One series as drawn: its columns' merged values, its largest and smallest value (zero
+/// included), and the value axis' labels for them (the smallest's empty when not below zero).
+struct Panel {
+    values: Vec<Option<f64>>,
+    extremes: (f64, f64),
+    labels: (String, String),
+}
+
 /// The sizes a panel is drawn with.
 struct Geometry {
     width: usize,
@@ -274,14 +297,10 @@ struct Geometry {
 }
 
 /// One panel: `g.rows` lines of columns growing up (and down below zero).
-fn panel(
-    lines: &mut Vec<Line>,
-    values: &[Option<f64>],
-    (hi, lo): (f64, f64),
-    (hi_label, lo_label): &(String, String),
-    g: Geometry,
-    style: &'static str,
-) {
+fn panel(lines: &mut Vec<Line>, p: &Panel, g: Geometry, style: &'static str) {
+    let (hi, lo) = p.extremes;
+    let (hi_label, lo_label) = &p.labels;
+    let values = &p.values;
     let neg = lo < 0.0;
     // Rows above and below the zero line, in proportion, each side at least one.
     let (up, down) = if neg && g.rows >= 2 {
@@ -403,17 +422,13 @@ pub(super) fn merge_factor(n: i128, plot: i128, d: i128, first: i128, spec: &Spe
 }
 
 /// Where labels go: (x in the plot, text), not touching.
-#[allow(clippy::too_many_arguments)]
-fn ticks(
-    spec: &Spec,
-    first: i128,
-    d: i128,
-    k: i128,
-    offset: i128,
-    groups: usize,
-    cell_w: usize,
-    room: usize,
-) -> Vec<(usize, String)> {
+fn ticks(spec: &Spec, first: i128, d: i128, columns: Columns, room: usize) -> Vec<(usize, String)> {
+    let Columns {
+        k,
+        offset,
+        groups,
+        cell_w,
+    } = columns;
     let col = k * d;
     let start = |g: usize| first + (g as i128 * k - offset) * d;
     let plot_w = (groups * cell_w).min(room);
