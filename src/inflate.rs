@@ -1,0 +1,588 @@
+//! gzip files inflated a member at a time, whole, with libdeflate.
+//!
+//! A streaming inflater (flate2's zlib-rs backend) keeps a 32 KiB window and hands out a
+//! few hundred KiB at a time; libdeflate inflates a whole member into one buffer at about
+//! twice its speed (measured in `benches/files.md`), but needs the member's compressed bytes
+//! and room for all its output up front, and does not say where the member ended. So a
+//! regular `.gz` file of at most [`FILE_MAX`] bytes is read whole, and each member is
+//! inflated whole when its end can be proven without inflating it twice:
+//!
+//! ```text
+//! at = 0
+//! while at < len:
+//!     end = at + BSIZE + 1 when the member has a BGZF header (bgzip); otherwise the first
+//!           place after `at` that looks like a member header (a member ends only where
+//!           the next one starts), or the end of the file
+//!     size = the 4 bytes before `end` (ISIZE: the member's output size mod 2^32, when
+//!            `end` is its end)
+//!     inflate gz[at..end] into `size` bytes with libdeflate, which checks the member's
+//!       CRC-32 and ISIZE and ignores what follows the member; it must fill them exactly
+//!     the member ends right after a place holding its ISIZE: if exactly one place in
+//!       gz[at..end] does (or, failing that, holds its whole trailer, CRC-32 and ISIZE),
+//!       and that place ends at `end`, the member is proven to end there: at = end
+//!     a candidate that was not the end (libdeflate ran out of input or room): try the next
+//!       one, up to ATTEMPTS
+//!     anything else (an ambiguous end, a member larger than MEMBER_MAX, an FHCRC header,
+//!       garbage after a member, a corrupt member): the rest of the file, from `at`, goes
+//!       through the streaming decoder, as the whole file would without this module
+//! ```
+//!
+//! So every byte handed on was checked by libdeflate against its member's CRC-32, every
+//! member boundary is proven, and whatever is unusual is left to the streaming decoder,
+//! whose output and error are the plain path's. `NDQ_INFLATE=stream` turns this off (tests
+//! compare the two).
+
+use std::fs::File;
+use std::io::{self, Read, Seek, SeekFrom};
+use std::sync::Mutex;
+
+use memchr::memmem;
+
+/// Compressed files up to this size are read whole and inflated member by member; larger
+/// ones (and standard input, and pipes) are streamed.
+pub const FILE_MAX: u64 = 1 << 30;
+
+/// Members whose output is larger than this are streamed: a whole member is held in memory
+/// (twice while the previous one is still being evaluated), and the fresh memory a large
+/// buffer needs costs about as much as what libdeflate saves (see `benches/files.md`).
+pub const MEMBER_MAX: usize = 256 << 20;
+
+/// The least size of a gzip member: a 10-byte header, an empty deflate stream, the 8-byte
+/// trailer (rounded down: a smaller bound only considers more places).
+const MEMBER_MIN: usize = 18;
+
+/// What comes next from a file.
+pub enum Step {
+    /// A member's output (at least one byte).
+    Output(Vec<u8>),
+    /// The rest of the file's compressed bytes (from [`Members::consumed`] on), to be
+    /// streamed.
+    Rest(Box<dyn Read + Send>),
+    /// The end of the file.
+    End,
+}
+
+/// A compressed file held whole, taken member by member.
+pub struct Members {
+    gz: Vec<u8>,
+    at: usize,
+    decompressor: libdeflater::Decompressor,
+}
+
+impl Members {
+    /// Read `file` whole when it is small enough (`None`: stream it).
+    pub fn read(file: &File, len: u64) -> io::Result<Option<Members>> {
+        if len > FILE_MAX || len < MEMBER_MIN as u64 {
+            return Ok(None);
+        }
+        let mut f = file.try_clone()?;
+        f.seek(SeekFrom::Start(0))?;
+        let mut gz = Vec::with_capacity(len as usize);
+        f.read_to_end(&mut gz)?;
+        Ok(Some(Members::new(gz)))
+    }
+
+    /// Members of the gzip data `gz`.
+    pub fn new(gz: Vec<u8>) -> Members {
+        Members {
+            gz,
+            at: 0,
+            decompressor: libdeflater::Decompressor::new(),
+        }
+    }
+
+    /// Compressed bytes taken so far.
+    pub fn consumed(&self) -> usize {
+        self.at
+    }
+
+    /// The next member's output, or the rest of the file to stream.
+    pub fn next(&mut self) -> Step {
+        loop {
+            if self.at == self.gz.len() {
+                return Step::End;
+            }
+            match self.member() {
+                Some(out) if out.is_empty() => continue,
+                Some(out) => return Step::Output(out),
+                None => return Step::Rest(self.rest()),
+            }
+        }
+    }
+
+    /// The member at `at` inflated whole, `at` moved past it; `None` when it must be
+    /// streamed.
+    fn member(&mut self) -> Option<Vec<u8>> {
+        let rest = &self.gz[self.at..];
+        let header = Header::parse(rest)?;
+        if header.hcrc {
+            // libdeflate skips a header CRC without checking it; the streaming decoder checks.
+            return None;
+        }
+        let mut from = MEMBER_MIN;
+        for _ in 0..ATTEMPTS {
+            let end = match header.bgzf {
+                Some(bsize) if from == MEMBER_MIN => bsize,
+                Some(_) => return None,
+                None => next_header(rest, from),
+            };
+            let region = rest.get(..end)?;
+            let size = le32(&region[end - 4..]) as usize;
+            if size <= MEMBER_MAX {
+                let mut out = take(size);
+                match self.decompressor.gzip_decompress(region, &mut out) {
+                    Ok(n) if n == size && proven_end(region, &out) => {
+                        self.at += end;
+                        return Some(out);
+                    }
+                    // The member ended before `end`, and what follows it is no member.
+                    Ok(_) => return None,
+                    // Not a member's end (or a corrupt member).
+                    Err(_) => recycle(out),
+                }
+            }
+            if end == rest.len() {
+                return None;
+            }
+            from = end + 1;
+        }
+        None
+    }
+
+    /// The rest of the file's compressed bytes.
+    fn rest(&mut self) -> Box<dyn Read + Send> {
+        let gz = std::mem::take(&mut self.gz);
+        let mut cursor = io::Cursor::new(gz);
+        cursor.set_position(self.at as u64);
+        Box::new(cursor)
+    }
+}
+
+/// Whether the gzip member at the start of `region`, which libdeflate inflated to `out`
+/// (checking the CRC-32 and ISIZE of its trailer), ends where `region` does. It ends right
+/// after some place holding its trailer; when exactly one place in `region` holds the
+/// trailer's ISIZE (or, failing that, the whole trailer), that is the end.
+fn proven_end(region: &[u8], out: &[u8]) -> bool {
+    let isize = (out.len() as u32).to_le_bytes();
+    match only_end(region, &isize) {
+        Some(end) => end == region.len(),
+        None => {
+            let crc = libdeflater::crc32(out).to_le_bytes();
+            only_end(region, &[crc, isize].concat()) == Some(region.len())
+        }
+    }
+}
+
+/// Where the one place holding `trailer` (at least [`MEMBER_MIN`] bytes in) ends, when there
+/// is exactly one.
+fn only_end(region: &[u8], trailer: &[u8]) -> Option<usize> {
+    let finder = memmem::Finder::new(trailer);
+    let from = MEMBER_MIN - trailer.len();
+    let first = from + finder.find(region.get(from..)?)?;
+    // Overlapping places count too (`00 00 00 00 00` holds `0` twice).
+    if finder.find(&region[first + 1..]).is_some() {
+        return None;
+    }
+    Some(first + trailer.len())
+}
+
+/// Where the first thing that looks like a gzip member header starts in `data`, at `from` or
+/// later (the end of `data` when nothing does): magic, deflate, no reserved flag, an XFL and
+/// an OS that writers use. A member may end only where the next one starts (or at the end).
+fn next_header(data: &[u8], from: usize) -> usize {
+    let mut at = from;
+    while let Some(i) = data
+        .get(at..)
+        .and_then(|d| memmem::find(d, &[0x1f, 0x8b, 8]))
+    {
+        let q = at + i;
+        if let Some(h) = data.get(q..q + 10)
+            && h[3] & 0xe0 == 0
+            && matches!(h[8], 0 | 2 | 4)
+            && (h[9] <= 13 || h[9] == 255)
+        {
+            return q;
+        }
+        at = q + 1;
+    }
+    data.len()
+}
+
+/// Candidate ends tried for one member before it is streamed (a candidate inside the
+/// member's compressed bytes costs an inflate that fails).
+const ATTEMPTS: usize = 3;
+
+/// What ndq needs of a gzip member header.
+struct Header {
+    /// FHCRC: a CRC-16 of the header follows it.
+    hcrc: bool,
+    /// BGZF's BSIZE + 1: the member's whole size (bgzip).
+    bgzf: Option<usize>,
+}
+
+impl Header {
+    /// The header at the start of `data`, when it looks like one (the inflater checks the
+    /// rest).
+    fn parse(data: &[u8]) -> Option<Header> {
+        if data.len() < MEMBER_MIN || data[..3] != [0x1f, 0x8b, 8] {
+            return None;
+        }
+        let flags = data[3];
+        let mut bgzf = None;
+        if flags & 4 != 0 {
+            // FEXTRA: XLEN, then subfields (SI1 SI2 LEN data); BGZF's is `B C 2 BSIZE`.
+            let xlen = u16::from_le_bytes([data[10], data[11]]) as usize;
+            let mut extra = data.get(12..12 + xlen)?;
+            while extra.len() >= 4 {
+                let len = u16::from_le_bytes([extra[2], extra[3]]) as usize;
+                let field = extra.get(4..4 + len)?;
+                if extra[..2] == *b"BC" && len == 2 {
+                    let size = u16::from_le_bytes([field[0], field[1]]) as usize + 1;
+                    if size >= MEMBER_MIN {
+                        bgzf = Some(size);
+                    }
+                }
+                extra = &extra[4 + len..];
+            }
+        }
+        Some(Header {
+            hcrc: flags & 2 != 0,
+            bgzf,
+        })
+    }
+}
+
+fn le32(b: &[u8]) -> u32 {
+    u32::from_le_bytes([b[0], b[1], b[2], b[3]])
+}
+
+/// Buffers handed back by the driver once evaluated ([`recycle`]), so that inflating the
+/// next member writes into memory already faulted in rather than fresh pages (which cost
+/// about as much as inflating into them).
+static SPARE: Mutex<Vec<Vec<u8>>> = Mutex::new(Vec::new());
+
+/// At most this many spare buffers are kept.
+const SPARES: usize = 4;
+
+/// Blocks smaller than this are not worth keeping.
+const SPARE_MIN: usize = 1 << 20;
+
+/// A buffer of `len` bytes (contents unspecified), a spare one when one is large enough.
+fn take(len: usize) -> Vec<u8> {
+    let spare = {
+        let mut spares = SPARE.lock().unwrap_or_else(|p| p.into_inner());
+        let best = spares
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| b.capacity() >= len)
+            .min_by_key(|(_, b)| b.capacity())
+            .map(|(i, _)| i);
+        best.map(|i| spares.swap_remove(i))
+    };
+    match spare {
+        Some(mut buf) => {
+            // Only the part past the old contents is written (the rest is overwritten by
+            // the inflater).
+            buf.resize(len, 0);
+            buf
+        }
+        None => vec![0; len],
+    }
+}
+
+/// Hand back an evaluated block, to be inflated into again.
+pub fn recycle(block: Vec<u8>) {
+    if block.capacity() < SPARE_MIN {
+        return;
+    }
+    let mut spares = SPARE.lock().unwrap_or_else(|p| p.into_inner());
+    if spares.len() < SPARES {
+        spares.push(block);
+    } else if let Some(smallest) = spares.iter_mut().min_by_key(|b| b.capacity())
+        && smallest.capacity() < block.capacity()
+    {
+        *smallest = block;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::input::{Blocks, Inputs};
+    use std::io::Write as _;
+
+    #[test]
+    fn an_end_needs_exactly_one_place() {
+        let five = 5u32.to_le_bytes();
+        let mut region = vec![7u8; 40];
+        region[30..34].copy_from_slice(&five);
+        assert_eq!(only_end(&region, &five), Some(34));
+        region[20..24].copy_from_slice(&five);
+        assert_eq!(only_end(&region, &five), None);
+        // Overlapping places.
+        let zeros = [vec![1u8; 20], vec![0u8; 5]].concat();
+        assert_eq!(only_end(&zeros, &[0; 4]), None);
+        // Too early to be an end.
+        let early = [five.to_vec(), vec![1u8; 30]].concat();
+        assert_eq!(only_end(&early, &five), None);
+    }
+
+    fn gzip_at(data: &[u8], level: u32) -> Vec<u8> {
+        let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::new(level));
+        enc.write_all(data).unwrap();
+        enc.finish().unwrap()
+    }
+
+    fn gzip(data: &[u8]) -> Vec<u8> {
+        gzip_at(data, 1)
+    }
+
+    /// One member per `size` bytes of `data` (at least one member).
+    fn members(data: &[u8], size: usize) -> Vec<u8> {
+        if data.is_empty() {
+            return gzip(data);
+        }
+        data.chunks(size).flat_map(gzip).collect()
+    }
+
+    /// A BGZF member (as bgzip writes them) holding `data`.
+    fn bgzf_member(data: &[u8], bsize_delta: i64) -> Vec<u8> {
+        let mut enc = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::fast());
+        enc.write_all(data).unwrap();
+        let deflated = enc.finish().unwrap();
+        let total = 18 + deflated.len() + 8;
+        let bsize = (total as i64 - 1 + bsize_delta) as u16;
+        let mut out = vec![
+            0x1f, 0x8b, 8, 4, 0, 0, 0, 0, 0, 0xff, 6, 0, b'B', b'C', 2, 0,
+        ];
+        out.extend_from_slice(&bsize.to_le_bytes());
+        out.extend_from_slice(&deflated);
+        out.extend_from_slice(&libdeflater::crc32(data).to_le_bytes());
+        out.extend_from_slice(&(data.len() as u32).to_le_bytes());
+        out
+    }
+
+    /// A bgzip file: `data` in members of `size` bytes, and the empty end-of-file member.
+    fn bgzf(data: &[u8], size: usize) -> Vec<u8> {
+        let mut out: Vec<u8> = data.chunks(size).flat_map(|c| bgzf_member(c, 0)).collect();
+        out.extend(bgzf_member(b"", 0));
+        out
+    }
+
+    /// Everything `Blocks` hands on for the gzip file `gz`, and the error that ended it.
+    fn read(dir: &Path, gz: &[u8], whole: bool) -> (Vec<u8>, Option<String>) {
+        let path = dir.join(if whole { "whole.gz" } else { "stream.gz" });
+        std::fs::write(&path, gz).unwrap();
+        let inputs = Inputs::open(&[path]).unwrap();
+        let mut blocks = Blocks::start(&inputs.list[0], 1 << 16, whole).unwrap();
+        let mut data = Vec::new();
+        while let Some(block) = blocks.next_block() {
+            match block {
+                Ok(b) => data.extend_from_slice(&b),
+                Err(e) => return (data, Some(e.to_string())),
+            }
+        }
+        (data, None)
+    }
+
+    use std::path::Path;
+
+    /// Inflated whole and streamed, `gz` gives the same: `want` when it is valid; otherwise the
+    /// same error, after a prefix of `want`.
+    #[track_caller]
+    fn same(gz: &[u8], want: Option<&[u8]>) {
+        let dir = tempfile::tempdir().unwrap();
+        let (whole, whole_err) = read(dir.path(), gz, true);
+        let (stream, stream_err) = read(dir.path(), gz, false);
+        assert_eq!(whole_err, stream_err, "{} bytes of gzip", gz.len());
+        match (want, &stream_err) {
+            (Some(want), None) => {
+                assert!(
+                    whole == want,
+                    "whole: {} bytes of {}",
+                    whole.len(),
+                    want.len()
+                );
+                assert!(stream == want);
+            }
+            (Some(want), Some(_)) => {
+                assert!(want.starts_with(&whole) && want.starts_with(&stream));
+            }
+            (None, None) => assert!(whole == stream),
+            (None, Some(_)) => {}
+        }
+    }
+
+    fn sample(bytes: usize) -> Vec<u8> {
+        let mut data = std::fs::read(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/testdata/sample.ndjson"
+        ))
+        .unwrap();
+        data.truncate(bytes);
+        data
+    }
+
+    /// Whether every member of `gz` with some output is inflated whole (an empty member,
+    /// whose trailer is 8 zero bytes, may be streamed).
+    fn all_whole(gz: &[u8], want: &[u8]) -> bool {
+        let mut members = Members::new(gz.to_vec());
+        let mut whole = 0;
+        loop {
+            match members.next() {
+                Step::Output(out) => whole += out.len(),
+                Step::End | Step::Rest(_) => return whole == want.len(),
+            }
+        }
+    }
+
+    #[test]
+    fn members_split_at_every_small_size_match_the_stream() {
+        let data = sample(1500);
+        for size in 1..=80 {
+            let gz = members(&data, size);
+            same(&gz, Some(&data));
+            if size >= 8 {
+                // Smaller members' ISIZE bytes turn up in their own compressed bytes.
+                assert!(all_whole(&gz, &data), "members of {size}");
+            }
+        }
+        for size in [100, 333, 1000, 1499, 1500] {
+            let gz = members(&data, size);
+            same(&gz, Some(&data));
+            assert!(all_whole(&gz, &data), "members of {size}");
+        }
+        // The same member twice.
+        let gz = gzip(&data);
+        same(&[&gz[..], &gz].concat(), Some(&[&data[..], &data].concat()));
+        assert!(all_whole(
+            &[&gz[..], &gz].concat(),
+            &[&data[..], &data].concat()
+        ));
+    }
+
+    #[test]
+    fn bgzip_members_match_the_stream() {
+        let data = sample(200_000);
+        for size in [1, 7, 100, 4096, 65280] {
+            let data = if size < 100 { &data[..3000] } else { &data[..] };
+            same(&bgzf(data, size), Some(data));
+            if size >= 100 {
+                assert!(all_whole(&bgzf(data, size), data), "members of {size}");
+            }
+        }
+        // A BSIZE that does not say where the member ends.
+        for delta in [-9, -1, 1, 8] {
+            let mut gz = bgzf_member(&data[..5000], delta);
+            gz.extend(bgzf_member(&data[5000..9000], 0));
+            same(&gz, None);
+        }
+    }
+
+    #[test]
+    fn empty_members_and_files_match_the_stream() {
+        let data = sample(3000);
+        let empty = gzip(b"");
+        same(&empty, Some(b""));
+        same(&[empty.clone(), empty.clone()].concat(), Some(b""));
+        same(&[empty.clone(), gzip(&data)].concat(), Some(&data));
+        same(&[gzip(&data), empty.clone()].concat(), Some(&data));
+        same(
+            &[gzip(&data[..10]), empty.clone(), gzip(&data[10..])].concat(),
+            Some(&data),
+        );
+        same(&bgzf(b"", 10), Some(b""));
+        same(b"", Some(b""));
+    }
+
+    #[test]
+    fn truncated_files_are_the_same_error() {
+        let data = sample(20_000);
+        for gz in [gzip(&data), members(&data, 7000), bgzf(&data, 6000)] {
+            for cut in [1, 3, 4, 5, 8, 9, 12, 100, gz.len() / 2, gz.len() - 11] {
+                same(&gz[..gz.len() - cut], Some(&data));
+            }
+        }
+    }
+
+    #[test]
+    fn a_corrupt_crc_or_isize_is_the_same_error() {
+        let data = sample(20_000);
+        let two = members(&data, 12_000);
+        let first = gzip(&data[..12_000]).len();
+        for gz in [gzip(&data), two.clone()] {
+            // The last member's CRC, then each byte of its ISIZE.
+            for at in [8, 4, 3, 2, 1] {
+                for bit in [1u8, 0x80] {
+                    let mut bad = gz.clone();
+                    let i = bad.len() - at;
+                    bad[i] ^= bit;
+                    same(&bad, Some(&data));
+                }
+            }
+        }
+        // The first member's CRC and ISIZE.
+        for at in [8, 4, 1] {
+            let mut bad = two.clone();
+            bad[first - at] ^= 1;
+            same(&bad, Some(&data));
+        }
+        // The deflate data itself.
+        let mut bad = gzip(&data);
+        let mid = bad.len() / 2;
+        bad[mid] ^= 0x55;
+        same(&bad, None);
+    }
+
+    #[test]
+    fn a_wrong_size_hint_falls_back_to_the_stream() {
+        let data = sample(20_000);
+        // The last member's ISIZE is no guide to the first's size.
+        same(&members(&data, 15_000), Some(&data));
+        same(
+            &[gzip(&data[..100]), gzip(&data[100..])].concat(),
+            Some(&data),
+        );
+        // The member's own size written (in its data, stored as is) before its end.
+        let mut text = data.clone();
+        let len = text.len() as u32;
+        text[1000..1004].copy_from_slice(&len.to_le_bytes());
+        same(&gzip_at(&text, 0), Some(&text));
+        same(
+            &[gzip_at(&text, 0), gzip(&data)].concat(),
+            Some(&[text.clone(), data.clone()].concat()),
+        );
+    }
+
+    #[test]
+    fn trailing_bytes_and_header_crcs_match_the_stream() {
+        let data = sample(5000);
+        let gz = gzip(&data);
+        same(&[gz.clone(), vec![0; 10]].concat(), None);
+        same(&[gz.clone(), b"garbage after it".to_vec()].concat(), None);
+        same(&[gz.clone(), gz[..5].to_vec()].concat(), None);
+        // FHCRC: a header CRC-16, right and wrong.
+        for crc in [None, Some(0u16)] {
+            let mut member = gz[..10].to_vec();
+            member[3] |= 2;
+            let sum = crc.unwrap_or(libdeflater::crc32(&member) as u16);
+            member.extend_from_slice(&sum.to_le_bytes());
+            member.extend_from_slice(&gz[10..]);
+            same(&member, None);
+        }
+    }
+
+    #[test]
+    fn huge_ratio_members_match_the_stream() {
+        let line = b"{\"@t\":\"2026-01-01T00:00:00Z\",\"n\":1}\n";
+        let data: Vec<u8> = line.repeat((8 << 20) / line.len());
+        let gz = gzip_at(&data, 9);
+        assert!(gz.len() * 200 < data.len(), "{}", gz.len());
+        same(&gz, Some(&data));
+        assert!(all_whole(&gz, &data));
+        same(
+            &[gz.clone(), gzip(line)].concat(),
+            Some(&[&data[..], line].concat()),
+        );
+    }
+}
