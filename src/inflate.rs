@@ -76,9 +76,17 @@ impl Members {
             return Ok(None);
         }
         let mut f = file.try_clone()?;
+        // The last member's ISIZE: when it is too large to inflate whole, the file is most
+        // likely one large member, streamed without reading it into memory first.
+        let mut isize = [0; 4];
+        f.seek(SeekFrom::Start(len - 4))?;
+        f.read_exact(&mut isize)?;
+        if u32::from_le_bytes(isize) as usize > MEMBER_MAX {
+            return Ok(None);
+        }
         f.seek(SeekFrom::Start(0))?;
-        let mut gz = Vec::with_capacity(len as usize);
-        f.read_to_end(&mut gz)?;
+        let mut gz = take(len as usize);
+        f.read_exact(&mut gz)?;
         Ok(Some(Members::new(gz)))
     }
 
@@ -100,6 +108,8 @@ impl Members {
     pub fn next(&mut self) -> Step {
         loop {
             if self.at == self.gz.len() {
+                recycle(std::mem::take(&mut self.gz));
+                self.at = 0;
                 return Step::End;
             }
             match self.member() {
@@ -267,14 +277,16 @@ const SPARES: usize = 4;
 /// Blocks smaller than this are not worth keeping.
 const SPARE_MIN: usize = 1 << 20;
 
-/// A buffer of `len` bytes (contents unspecified), a spare one when one is large enough.
+/// A buffer of `len` bytes (contents unspecified), a spare one when one is large enough
+/// (and not more than twice as large).
 fn take(len: usize) -> Vec<u8> {
     let spare = {
         let mut spares = SPARE.lock().unwrap_or_else(|p| p.into_inner());
         let best = spares
             .iter()
             .enumerate()
-            .filter(|(_, b)| b.capacity() >= len)
+            // A close fit: a small buffer never takes a large one that a member needs.
+            .filter(|(_, b)| b.capacity() >= len && b.capacity() / 2 <= len)
             .min_by_key(|(_, b)| b.capacity())
             .map(|(i, _)| i);
         best.map(|i| spares.swap_remove(i))
@@ -286,7 +298,14 @@ fn take(len: usize) -> Vec<u8> {
             buf.resize(len, 0);
             buf
         }
-        None => vec![0; len],
+        None => {
+            // Room for a slightly larger member next time (the parts of a file cut in
+            // equal sizes at line ends differ by a few bytes).
+            // Zeroed by the allocator (fresh pages), so nothing is written twice.
+            let mut buf = vec![0; len + len / 16];
+            buf.truncate(len);
+            buf
+        }
     }
 }
 

@@ -721,11 +721,7 @@ fn gzip_members_inflated_whole_or_streamed_agree() {
     let twice = twice.stdout();
     for threads in ["1", "2"] {
         for inflate in ["whole", "stream"] {
-            for (gz, want) in [
-                (&one, want.stdout()),
-                (&many, want.stdout()),
-                (&dir, twice),
-            ] {
+            for (gz, want) in [(&one, want.stdout()), (&many, want.stdout()), (&dir, twice)] {
                 let out = ndq(&["--threads", threads, "-o", "json", query])
                     .env("NDQ_INFLATE", inflate)
                     .path(gz)
