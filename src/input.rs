@@ -476,6 +476,17 @@ fn push(shared: &Shared, cap: usize, piece: Piece<'_>) -> bool {
             state.buf = buf;
             newline
         }
+        Piece::Owned(mut buf) if buf.capacity() - buf.len() >= at => {
+            // What is there (usually the start of a line) moved in front of the member's
+            // output, within its room: a shorter copy, and no buffer grown.
+            let len = buf.len();
+            buf.resize(len + at, 0);
+            buf.copy_within(..len, at);
+            buf[..at].copy_from_slice(&state.buf);
+            let newline = memchr::memrchr(b'\n', &buf[at..]);
+            crate::inflate::recycle(std::mem::replace(&mut state.buf, buf));
+            newline
+        }
         Piece::Owned(buf) => {
             state.buf.extend_from_slice(&buf);
             crate::inflate::recycle(buf);
