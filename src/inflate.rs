@@ -4,7 +4,7 @@
 //! few hundred KiB at a time; libdeflate inflates a whole member into one buffer at about
 //! twice its speed (measured in `benches/files.md`), but needs the member's compressed bytes
 //! and room for all its output up front, and does not say where the member ended. So a
-//! regular `.gz` file of at most [`FILE_MAX`] bytes is read whole, and each member is
+//! regular `.gz` file of at most [`FILE_MAX`] bytes is mapped whole, and each member is
 //! inflated whole when its end can be proven without inflating it twice:
 //!
 //! ```text
@@ -44,8 +44,9 @@ use std::sync::Mutex;
 use memchr::memmem;
 
 /// Compressed files up to this size are read whole and inflated member by member; larger
-/// ones (and standard input, and pipes) are streamed.
-pub const FILE_MAX: u64 = 1 << 30;
+/// ones (and standard input, and pipes) are streamed. (Several files are read at once, one
+/// more than `--threads`.)
+pub const FILE_MAX: u64 = 256 << 20;
 
 /// Members whose output is larger than this are streamed: a whole member is held in memory
 /// (twice while the previous one is still being evaluated), and the fresh memory a large
@@ -55,6 +56,30 @@ pub const MEMBER_MAX: usize = 256 << 20;
 /// The least size of a gzip member: a 10-byte header, an empty deflate stream, the 8-byte
 /// trailer (rounded down: a smaller bound only considers more places).
 const MEMBER_MIN: usize = 18;
+
+/// A compressed file's bytes.
+pub enum Bytes {
+    /// Mapped (a file).
+    Mapped(memmap2::Mmap),
+    /// In memory.
+    Owned(Vec<u8>),
+}
+
+impl std::ops::Deref for Bytes {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            Bytes::Mapped(map) => map,
+            Bytes::Owned(vec) => vec,
+        }
+    }
+}
+
+impl AsRef<[u8]> for Bytes {
+    fn as_ref(&self) -> &[u8] {
+        self
+    }
+}
 
 /// What comes next from a file.
 pub enum Step {
@@ -69,7 +94,7 @@ pub enum Step {
 
 /// A compressed file held whole, taken member by member.
 pub struct Members {
-    gz: Vec<u8>,
+    gz: Bytes,
     at: usize,
     decompressor: libdeflater::Decompressor,
     /// The second thread's, for runs of BGZF members ([`Members::bgzf_run`]).
@@ -93,14 +118,13 @@ impl Members {
         if u32::from_le_bytes(isize) as usize > MEMBER_MAX {
             return Ok(None);
         }
-        f.seek(SeekFrom::Start(0))?;
-        let mut gz = take(len as usize);
-        f.read_exact(&mut gz)?;
-        Ok(Some(Members::new(gz)))
+        // Mapped rather than read: the page cache's pages, not fresh memory of our own.
+        let gz = crate::driver::map_window(&f, 0, len as usize)?;
+        Ok(Some(Members::new(Bytes::Mapped(gz))))
     }
 
     /// Members of the gzip data `gz`.
-    pub fn new(gz: Vec<u8>) -> Members {
+    pub fn new(gz: Bytes) -> Members {
         Members {
             gz,
             at: 0,
@@ -119,7 +143,7 @@ impl Members {
     pub fn next(&mut self) -> Step {
         loop {
             if self.at == self.gz.len() {
-                recycle(std::mem::take(&mut self.gz));
+                self.gz = Bytes::Owned(Vec::new());
                 self.at = 0;
                 return Step::End;
             }
@@ -240,7 +264,7 @@ impl Members {
 
     /// The rest of the file's compressed bytes.
     fn rest(&mut self) -> Box<dyn Read + Send> {
-        let gz = std::mem::take(&mut self.gz);
+        let gz = std::mem::replace(&mut self.gz, Bytes::Owned(Vec::new()));
         let mut cursor = io::Cursor::new(gz);
         cursor.set_position(self.at as u64);
         Box::new(cursor)
@@ -548,7 +572,7 @@ mod tests {
     /// Whether every member of `gz` with some output is inflated whole (an empty member,
     /// whose trailer is 8 zero bytes, may be streamed).
     fn all_whole(gz: &[u8], want: &[u8]) -> bool {
-        let mut members = Members::new(gz.to_vec());
+        let mut members = Members::new(Bytes::Owned(gz.to_vec()));
         let mut whole = 0;
         loop {
             match members.next() {
@@ -594,7 +618,7 @@ mod tests {
             }
         }
         // Runs of members are inflated at once: fewer outputs than members.
-        let mut run = Members::new(bgzf(&data, 4096));
+        let mut run = Members::new(Bytes::Owned(bgzf(&data, 4096)));
         let mut outputs = 0;
         while let Step::Output(_) = run.next() {
             outputs += 1;

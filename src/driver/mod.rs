@@ -1222,7 +1222,7 @@ fn read_whole(file: &File) -> io::Result<Vec<u8>> {
 /// small pages (as a logger writing a few lines at a time leaves it) stays so; where the
 /// kernel ignores the advice nothing changes either, so its error is not one.
 #[allow(unsafe_code)]
-fn map_window(file: &File, offset: u64, len: usize) -> io::Result<Mmap> {
+pub(crate) fn map_window(file: &File, offset: u64, len: usize) -> io::Result<Mmap> {
     // SAFETY: a memory map is only sound while nobody changes the file under it. We map
     // read-only, never write through the map, and drop it (and every slice of it) once its
     // window's chunks are done, inside this run (at most two windows are mapped at once).
@@ -1230,8 +1230,10 @@ fn map_window(file: &File, offset: u64, len: usize) -> io::Result<Mmap> {
     // read: then reads see the new bytes, or the process gets SIGBUS past a truncated end.
     // That is the accepted trade of every mmap-based search tool (ripgrep makes the same
     // one): the speed and flat memory for large log files are worth it, and log files are
-    // appended to, not truncated, in normal use. Standard input, pipes and compressed files
-    // are never mapped.
+    // appended to, not truncated, in normal use. A gzip file of up to `inflate::FILE_MAX`
+    // bytes is mapped whole by `crate::inflate` while its members are inflated (its reader
+    // thread drops the map at the file's end); standard input, pipes, zstd files and larger
+    // gzip files are never mapped.
     let map = unsafe { MmapOptions::new().offset(offset).len(len).map(file) }?;
     #[cfg(target_os = "linux")]
     let _ = map.advise(memmap2::Advice::HugePage);
