@@ -52,5 +52,5 @@ for k, v in res.items():
     print(k, "median %.2f" % statistics.median(v), ["%.2f" % x for x in v], flush=True)
 # CPU time (user + sys) of each command, median: steadier than wall time on a loaded machine.
 for k, v in cpu.items():
-    what = "duckdb" if k[0] == "python3" else f"{k[0]} --threads {k[2]} {os.path.basename(k[-1])}"
+    what = f"duckdb {k[-1].split(chr(39))[3]}" if k[0] == "python3" else f"{k[0]} --threads {k[2]} {os.path.basename(k[-1])}"
     print("cpu", what, "median %.2f" % statistics.median(v), flush=True)
