@@ -228,6 +228,9 @@ pub struct Blocks {
     cap: usize,
     /// Bytes taken from the underlying file (compressed bytes for compressed input).
     pub consumed: Arc<AtomicU64>,
+    /// Whether blocks handed back ([`Blocks::recycle`]) are kept for members to be inflated
+    /// into (a gzip file inflated whole).
+    pooled: bool,
 }
 
 /// What the reader and the driver share.
@@ -294,7 +297,10 @@ impl Blocks {
                 })
             }
         };
-        Ok(Blocks::spawn(producer, cap)?.with_consumed(consumed))
+        let pooled = matches!(producer, Producer::Gzip { .. });
+        let mut blocks = Blocks::spawn(producer, cap)?.with_consumed(consumed);
+        blocks.pooled = pooled;
+        Ok(blocks)
     }
 
     fn spawn(producer: impl Into<Producer>, cap: usize) -> io::Result<Blocks> {
@@ -308,7 +314,17 @@ impl Blocks {
             shared,
             cap,
             consumed: Arc::new(AtomicU64::new(0)),
+            pooled: false,
         })
+    }
+
+    /// Hand back a block once evaluated: for a gzip file inflated whole, the next member is
+    /// inflated into it (memory already faulted in); otherwise it is freed, for the
+    /// allocator to reuse.
+    pub fn recycle(&self, block: Vec<u8>) {
+        if self.pooled {
+            crate::inflate::recycle(block);
+        }
     }
 
     fn with_consumed(mut self, consumed: Arc<AtomicU64>) -> Blocks {

@@ -696,7 +696,7 @@ where
             let data = if first { strip_bom(&block) } else { &block };
             first = false;
             let flow = self.block(data, None, index, &input.name, &mut line)?;
-            crate::inflate::recycle(block);
+            blocks.recycle(block);
             // A slow producer (`tail -f | ndq ...`) sees its results as they come; a fast
             // one gives large blocks, so this is rare.
             let w = &mut self.out;
@@ -1168,7 +1168,7 @@ where
             let data = if first { strip_bom(&block) } else { &block };
             first = false;
             let (_, outs) = self.block(data);
-            crate::inflate::recycle(block);
+            blocks.recycle(block);
             let bad = outs.iter().any(|o| o.first_bad.is_some());
             rows += outs.iter().map(|o| o.rows).sum::<u64>();
             let mut q = queue.lock();
