@@ -30,6 +30,8 @@ pub struct Env {
     pub scanner: Option<String>,
     /// `NDQ_PREFILTER`.
     pub prefilter: Option<String>,
+    /// `NDQ_INFLATE`.
+    pub inflate: Option<String>,
     /// `NDQ_PROGRESS_DELAY_MS` (undocumented, for tests): how long a run goes before the
     /// progress bar appears, instead of [`crate::driver::progress::SHOW_AFTER`].
     pub progress_delay: Option<String>,
@@ -68,6 +70,7 @@ impl Env {
             term: var("TERM"),
             scanner: var("NDQ_SCANNER"),
             prefilter: var("NDQ_PREFILTER"),
+            inflate: var("NDQ_INFLATE"),
             progress_delay: var("NDQ_PROGRESS_DELAY_MS"),
             now: var("NDQ_NOW"),
             cache_dir: var("NDQ_CACHE_DIR"),
@@ -104,6 +107,9 @@ pub struct Config {
     /// `NDQ_PREFILTER=off`; the driver also leaves it off under `--strict` and for the serde
     /// engine).
     pub prefilter: bool,
+    /// Inflate a gzip file's members whole where it can be (off with `NDQ_INFLATE=stream`:
+    /// every gzip input is streamed).
+    pub inflate_whole: bool,
     /// `--stats`.
     pub stats: bool,
     /// Whether a progress bar may be shown (stderr is a terminal, `TERM` set and not dumb,
@@ -166,6 +172,7 @@ impl Config {
             engine: args.engine,
             strict: args.strict,
             prefilter: !args.no_prefilter && prefilter(env.prefilter.as_deref())?,
+            inflate_whole: inflate_whole(env.inflate.as_deref())?,
             stats: args.stats,
             progress: env.stderr_tty && smart && !args.no_progress,
             progress_after,
@@ -285,6 +292,17 @@ pub fn prefilter(value: Option<&str>) -> Result<bool, String> {
         Some("off") => Ok(false),
         Some(other) => Err(format!(
             "NDQ_PREFILTER: unknown value '{other}' (expected on or off)"
+        )),
+    }
+}
+
+/// `NDQ_INFLATE`: `whole` (or unset, or empty) or `stream`.
+pub fn inflate_whole(value: Option<&str>) -> Result<bool, String> {
+    match value {
+        None | Some("" | "whole") => Ok(true),
+        Some("stream") => Ok(false),
+        Some(other) => Err(format!(
+            "NDQ_INFLATE: unknown value '{other}' (expected whole or stream)"
         )),
     }
 }
@@ -583,6 +601,19 @@ mod tests {
             err.contains("NDQ_PREFILTER") && err.contains("maybe"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn inflate_whole_unless_streamed() {
+        assert!(config(&["q"], &env()).unwrap().inflate_whole);
+        let with = |v: &str| Env {
+            inflate: Some(v.into()),
+            ..env()
+        };
+        assert!(config(&["q"], &with("whole")).unwrap().inflate_whole);
+        assert!(!config(&["q"], &with("stream")).unwrap().inflate_whole);
+        let err = config(&["q"], &with("fast")).unwrap_err();
+        assert!(err.contains("NDQ_INFLATE") && err.contains("fast"), "{err}");
     }
 
     #[test]

@@ -19,6 +19,8 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
 use anyhow::Context as _;
 
+use crate::inflate::Step;
+
 /// How a stream input is encoded.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Codec {
@@ -226,6 +228,9 @@ pub struct Blocks {
     cap: usize,
     /// Bytes taken from the underlying file (compressed bytes for compressed input).
     pub consumed: Arc<AtomicU64>,
+    /// Whether blocks handed back ([`Blocks::recycle`]) are kept for members to be inflated
+    /// into (a gzip file inflated whole).
+    pooled: bool,
 }
 
 /// What the reader and the driver share.
@@ -254,18 +259,28 @@ const READ_SIZE: usize = 256 * 1024;
 
 impl Blocks {
     /// Start reading `input` (a stream or stdin), keeping at most about `cap` bytes of complete
-    /// lines ahead.
-    pub fn start(input: &Input, cap: usize) -> io::Result<Blocks> {
+    /// lines ahead. `whole`: a regular gzip file is inflated member by member with
+    /// libdeflate where it can be ([`crate::inflate`]), rather than streamed.
+    pub fn start(input: &Input, cap: usize, whole: bool) -> io::Result<Blocks> {
         let consumed = Arc::new(AtomicU64::new(0));
-        let reader: Box<dyn Read + Send> = match &input.source {
-            Source::Stdin => Box::new(Counting {
+        let producer = match &input.source {
+            Source::Stdin => Producer::Read(Box::new(Counting {
                 inner: io::stdin(),
                 count: consumed.clone(),
-            }),
-            Source::Mapped(file) => Box::new(Counting {
+            })),
+            Source::Mapped(file) => Producer::Read(Box::new(Counting {
                 inner: rewound(file, true)?,
                 count: consumed.clone(),
-            }),
+            })),
+            Source::Stream {
+                file,
+                codec: Codec::Gzip,
+                rewind: true,
+            } if whole => Producer::Gzip {
+                file: rewound(file, true)?,
+                len: input.len.unwrap_or(u64::MAX),
+                consumed: consumed.clone(),
+            },
             Source::Stream {
                 file,
                 codec,
@@ -275,29 +290,41 @@ impl Blocks {
                     inner: rewound(file, *rewind)?,
                     count: consumed.clone(),
                 };
-                match codec {
+                Producer::Read(match codec {
                     Codec::Plain => Box::new(raw),
-                    Codec::Gzip => Box::new(flate2::read::MultiGzDecoder::new(
-                        io::BufReader::with_capacity(READ_SIZE, raw),
-                    )),
+                    Codec::Gzip => gunzip(raw),
                     Codec::Zstd => Box::new(zstd::stream::read::Decoder::new(raw)?),
-                }
+                })
             }
         };
-        Ok(Blocks::spawn(reader, cap)?.with_consumed(consumed))
+        let pooled = matches!(producer, Producer::Gzip { .. });
+        let mut blocks = Blocks::spawn(producer, cap)?.with_consumed(consumed);
+        blocks.pooled = pooled;
+        Ok(blocks)
     }
 
-    fn spawn(reader: Box<dyn Read + Send>, cap: usize) -> io::Result<Blocks> {
+    fn spawn(producer: impl Into<Producer>, cap: usize) -> io::Result<Blocks> {
+        let producer = producer.into();
         let shared = Arc::new(Shared::default());
         let theirs = shared.clone();
         std::thread::Builder::new()
             .name("ndq-reader".into())
-            .spawn(move || read_blocks(reader, cap.max(1), &theirs))?;
+            .spawn(move || produce(producer, cap.max(1), &theirs))?;
         Ok(Blocks {
             shared,
             cap,
             consumed: Arc::new(AtomicU64::new(0)),
+            pooled: false,
         })
+    }
+
+    /// Hand back a block once evaluated: for a gzip file inflated whole, the next member is
+    /// inflated into it (memory already faulted in); otherwise it is freed, for the
+    /// allocator to reuse.
+    pub fn recycle(&self, block: Vec<u8>) {
+        if self.pooled {
+            crate::inflate::recycle(block);
+        }
     }
 
     fn with_consumed(mut self, consumed: Arc<AtomicU64>) -> Blocks {
@@ -356,6 +383,148 @@ fn rewound(file: &File, rewind: bool) -> io::Result<File> {
     Ok(f)
 }
 
+/// The streaming gzip decoder (every member, in order).
+fn gunzip<R: Read + Send + 'static>(raw: R) -> Box<dyn Read + Send> {
+    Box::new(flate2::read::MultiGzDecoder::new(
+        io::BufReader::with_capacity(READ_SIZE, raw),
+    ))
+}
+
+/// What the reader thread reads from.
+enum Producer {
+    /// A stream.
+    Read(Box<dyn Read + Send>),
+    /// A regular gzip file, inflated member by member where it can be.
+    Gzip {
+        file: File,
+        len: u64,
+        consumed: Arc<AtomicU64>,
+    },
+}
+
+impl From<Box<dyn Read + Send>> for Producer {
+    fn from(reader: Box<dyn Read + Send>) -> Producer {
+        Producer::Read(reader)
+    }
+}
+
+/// The reader thread.
+fn produce(producer: Producer, cap: usize, shared: &Shared) {
+    let reader = match producer {
+        Producer::Read(reader) => reader,
+        Producer::Gzip {
+            file,
+            len,
+            consumed,
+        } => match members(file, len, consumed, cap, shared) {
+            Ok(Some(rest)) => rest,
+            Ok(None) => return,
+            Err(e) => {
+                fail(shared, e);
+                return;
+            }
+        },
+    };
+    read_blocks(reader, cap, shared);
+}
+
+/// Inflate a gzip file's members whole and hand them on; the rest of the file to stream
+/// when some member cannot be (`None`: the file is done, or the driver went away).
+fn members(
+    file: File,
+    len: u64,
+    consumed: Arc<AtomicU64>,
+    cap: usize,
+    shared: &Shared,
+) -> io::Result<Option<Box<dyn Read + Send>>> {
+    let Some(mut members) = crate::inflate::Members::read(&file, len)? else {
+        return Ok(Some(gunzip(Counting {
+            inner: rewound(&file, true)?,
+            count: consumed,
+        })));
+    };
+    loop {
+        match members.next() {
+            Step::Output(out) => {
+                consumed.store(members.consumed() as u64, Ordering::Relaxed);
+                if !push(shared, cap, Piece::Owned(out)) {
+                    return Ok(None);
+                }
+            }
+            Step::Rest(rest) => {
+                consumed.store(members.consumed() as u64, Ordering::Relaxed);
+                return Ok(Some(gunzip(Counting {
+                    inner: rest,
+                    count: consumed,
+                })));
+            }
+            Step::End => {
+                consumed.store(len, Ordering::Relaxed);
+                lock(&shared.state).eof = true;
+                shared.ready.notify_one();
+                return Ok(None);
+            }
+        }
+    }
+}
+
+/// What the reader hands the driver: bytes to copy, or a buffer to take as it is.
+enum Piece<'a> {
+    Copied(&'a [u8]),
+    Owned(Vec<u8>),
+}
+
+/// Append `piece` to the shared buffer once there is room (while it holds `cap` bytes and a
+/// complete line, the reader waits); `false` when the driver went away.
+fn push(shared: &Shared, cap: usize, piece: Piece<'_>) -> bool {
+    let mut state = lock(&shared.state);
+    while state.buf.len() >= cap && state.last_newline.is_some() && !state.closed {
+        state = shared.space.wait(state).unwrap_or_else(|p| p.into_inner());
+    }
+    if state.closed {
+        return false;
+    }
+    let at = state.buf.len();
+    let newline = match piece {
+        Piece::Owned(buf) if at == 0 => {
+            // A member's whole output becomes the next block without a copy.
+            let newline = memchr::memrchr(b'\n', &buf);
+            state.buf = buf;
+            newline
+        }
+        Piece::Owned(mut buf) if buf.capacity() - buf.len() >= at => {
+            // What is there (usually the start of a line) moved in front of the member's
+            // output, within its room: a shorter copy, and no buffer grown.
+            let len = buf.len();
+            buf.resize(len + at, 0);
+            buf.copy_within(..len, at);
+            buf[..at].copy_from_slice(&state.buf);
+            let newline = memchr::memrchr(b'\n', &buf[at..]);
+            crate::inflate::recycle(std::mem::replace(&mut state.buf, buf));
+            newline
+        }
+        Piece::Owned(buf) => {
+            state.buf.extend_from_slice(&buf);
+            crate::inflate::recycle(buf);
+            memchr::memrchr(b'\n', &state.buf[at..])
+        }
+        Piece::Copied(bytes) => {
+            state.buf.extend_from_slice(bytes);
+            memchr::memrchr(b'\n', bytes)
+        }
+    };
+    if let Some(i) = newline {
+        state.last_newline = Some(at + i);
+    }
+    shared.ready.notify_one();
+    true
+}
+
+fn fail(shared: &Shared, e: io::Error) {
+    lock(&shared.state).error = Some(e);
+    shared.ready.notify_one();
+}
+
 /// The reader thread: read, append to the shared buffer, wake the driver; wait while the
 /// buffer holds `cap` bytes and a complete line.
 fn read_blocks(mut reader: Box<dyn Read + Send>, cap: usize, shared: &Shared) {
@@ -365,29 +534,18 @@ fn read_blocks(mut reader: Box<dyn Read + Send>, cap: usize, shared: &Shared) {
             Ok(n) => n,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
             Err(e) => {
-                lock(&shared.state).error = Some(e);
-                shared.ready.notify_one();
+                fail(shared, e);
                 return;
             }
         };
-        let mut state = lock(&shared.state);
         if n == 0 {
-            state.eof = true;
+            lock(&shared.state).eof = true;
             shared.ready.notify_one();
             return;
         }
-        while state.buf.len() >= cap && state.last_newline.is_some() && !state.closed {
-            state = shared.space.wait(state).unwrap_or_else(|p| p.into_inner());
-        }
-        if state.closed {
+        if !push(shared, cap, Piece::Copied(&piece[..n])) {
             return;
         }
-        let at = state.buf.len();
-        state.buf.extend_from_slice(&piece[..n]);
-        if let Some(i) = memchr::memrchr(b'\n', &piece[..n]) {
-            state.last_newline = Some(at + i);
-        }
-        shared.ready.notify_one();
     }
 }
 
@@ -417,7 +575,7 @@ mod tests {
             at: 0,
             step,
         });
-        let mut blocks = Blocks::spawn(reader, cap).unwrap();
+        let mut blocks = Blocks::spawn(reader as Box<dyn Read + Send>, cap).unwrap();
         let mut all = Vec::new();
         while let Some(b) = blocks.next_block() {
             all.push(b.unwrap());
@@ -460,7 +618,7 @@ mod tests {
             at: 0,
             step: 10,
         });
-        let mut blocks = Blocks::spawn(reader, 64).unwrap();
+        let mut blocks = Blocks::spawn(reader as Box<dyn Read + Send>, 64).unwrap();
         let first = blocks.next_block().unwrap().unwrap();
         assert!(first.ends_with(b"\n"));
         drop(blocks); // the reader thread ends at its next read, with nothing left waiting
@@ -474,7 +632,7 @@ mod tests {
                 Err(io::Error::other("disk on fire"))
             }
         }
-        let mut blocks = Blocks::spawn(Box::new(Failing), 64).unwrap();
+        let mut blocks = Blocks::spawn(Box::new(Failing) as Box<dyn Read + Send>, 64).unwrap();
         let err = blocks.next_block().unwrap().unwrap_err();
         assert_eq!(err.to_string(), "disk on fire");
     }

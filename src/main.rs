@@ -12,6 +12,7 @@ mod config;
 mod driver;
 mod exit;
 mod follow;
+mod inflate;
 mod input;
 mod keys;
 mod manual;
@@ -79,6 +80,7 @@ fn run(mut args: cli::Args) -> Result<(), Failure> {
         color_stdout: config.color_stdout,
         chart: config.chart,
         zones: config.zones.clone(),
+        inflate_whole: config.inflate_whole,
         ..driver::RunOptions::default()
     };
     let stdout = io::stdout();

@@ -647,6 +647,73 @@ fn mmap_stdin_and_compressed_agree_on_generated_data() {
     }
 }
 
+fn gzip_members(data: &[u8], size: usize) -> Vec<u8> {
+    data.chunks(size)
+        .flat_map(|part| {
+            let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+            gz.write_all(part).unwrap();
+            gz.finish().unwrap()
+        })
+        .collect()
+}
+
+#[test]
+fn gzip_members_inflated_whole_or_streamed_agree() {
+    let f = Fixture::new();
+    let (input, _) = generated(&f, 2 << 20);
+    let data = std::fs::read(&input).unwrap();
+    // One member, members of 300 KB (cut mid-line), and several such files in a directory.
+    let one = f.write("one.ndjson.gz", gzip_members(&data, usize::MAX));
+    let many = f.write("many.ndjson.gz", gzip_members(&data, 300_000));
+    let cut = data[..data.len() / 3]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .unwrap()
+        + 1;
+    let (head, tail) = data.split_at(cut);
+    f.write("dir/a.ndjson.gz", gzip_members(head, 100_000));
+    f.write("dir/b.ndjson.gz", gzip_members(tail, usize::MAX));
+    f.write("dir/c.ndjson.gz", gzip_members(head, 250_000));
+    let dir = f.path("dir");
+    let query = "select @t, Message, Properties.User.Name where Elapsed > 200";
+    let want = ndq(&["-o", "json", query]).path(&input).run();
+    want.ok();
+    let plain = f.write("plain.ndjson", [&data[..], head].concat());
+    let twice = ndq(&["-o", "json", query]).path(&plain).run();
+    twice.ok();
+    let twice = twice.stdout();
+    for threads in ["1", "2"] {
+        for inflate in ["whole", "stream"] {
+            for (gz, want) in [(&one, want.stdout()), (&many, want.stdout()), (&dir, twice)] {
+                let out = ndq(&["--threads", threads, "-o", "json", query])
+                    .env("NDQ_INFLATE", inflate)
+                    .path(gz)
+                    .run();
+                out.ok();
+                out.stdout_is(want);
+            }
+        }
+    }
+    // A corrupt member is an error naming its file, after the same output either way.
+    let mut bad = gzip_members(&data, 300_000);
+    let at = bad.len() - 3;
+    bad[at] ^= 1;
+    let bad = f.write("dir/d.ndjson.gz", bad);
+    for threads in ["1", "2"] {
+        let [whole, stream] = ["whole", "stream"].map(|inflate| {
+            let out = ndq(&["--threads", threads, "select count(*)"])
+                .env("NDQ_INFLATE", inflate)
+                .path(&dir)
+                .run();
+            out.status(1);
+            out.stderr_has(&format!("ndq: error: {}: ", bad.display()));
+            out
+        });
+        assert_eq!(whole.stderr(), stream.stderr());
+        assert_eq!(whole.stdout(), stream.stdout());
+    }
+}
+
 #[test]
 fn limit_on_standard_input_stops_early() {
     let f = Fixture::new();

@@ -36,6 +36,7 @@ impl DriverExecutor {
         scanner: Scanner,
         threads: usize,
         prefilter: bool,
+        inflate_whole: bool,
     ) -> anyhow::Result<DriverExecutor> {
         let inputs = driver::Inputs::open(paths)?;
         // No progress bar from the driver: bench draws its own, across runs.
@@ -47,6 +48,7 @@ impl DriverExecutor {
             progress: false,
             color: false,
             prefilter,
+            inflate_whole,
             ..driver::RunOptions::default()
         };
         let serde = driver::RunOptions {

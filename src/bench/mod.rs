@@ -171,6 +171,8 @@ fn run(args: &BenchArgs) -> Result<(), Failure> {
         None => env.cores,
     };
     let prefilter = crate::config::prefilter(env.prefilter.as_deref()).map_err(Failure::usage)?;
+    let inflate_whole =
+        crate::config::inflate_whole(env.inflate.as_deref()).map_err(Failure::usage)?;
 
     let cases_name = args.cases.display().to_string();
     let bytes = std::fs::read(&args.cases).map_err(|e| anyhow::anyhow!("{cases_name}: {e}"))?;
@@ -193,7 +195,14 @@ fn run(args: &BenchArgs) -> Result<(), Failure> {
     }
 
     let engines = args.engine.engines();
-    let mut exec = exec::DriverExecutor::open(&args.inputs, plans, scanner, threads, prefilter)?;
+    let mut exec = exec::DriverExecutor::open(
+        &args.inputs,
+        plans,
+        scanner,
+        threads,
+        prefilter,
+        inflate_whole,
+    )?;
     if let Some(name) = exec.unrepeatable() {
         return Err(Failure::usage(format!(
             "{name}: ndq bench reads its inputs once per run; standard input and pipes \

@@ -127,6 +127,9 @@ pub struct RunOptions {
     pub chart: crate::output::chart::Size,
     /// Zone maps of large files: where they are cached (`None`: none used or written).
     pub zones: Option<ZoneOptions>,
+    /// Inflate a regular gzip file's members whole where it can be ([`crate::inflate`]);
+    /// off (`NDQ_INFLATE=stream`): every gzip input is streamed.
+    pub inflate_whole: bool,
 }
 
 impl RunOptions {
@@ -165,6 +168,7 @@ impl Default for RunOptions {
             prefilter: true,
             chart: crate::output::chart::Size::PIPE,
             zones: None,
+            inflate_whole: true,
         }
     }
 }
@@ -683,7 +687,8 @@ where
         // again in hand: a stream's blocks are the process's own memory, where a mapped
         // window's pages are the page cache's, so they stay as small as before windows grew.
         let ahead = (self.opts.window / 4).max(1);
-        let mut blocks = Blocks::start(input, ahead).with_context(|| input.name.clone())?;
+        let mut blocks = Blocks::start(input, ahead, self.opts.inflate_whole)
+            .with_context(|| input.name.clone())?;
         let mut line = 1u64;
         let mut first = true;
         while let Some(block) = blocks.next_block() {
@@ -691,6 +696,7 @@ where
             let data = if first { strip_bom(&block) } else { &block };
             first = false;
             let flow = self.block(data, None, index, &input.name, &mut line)?;
+            blocks.recycle(block);
             // A slow producer (`tail -f | ndq ...`) sees its results as they come; a fast
             // one gives large blocks, so this is rare.
             let w = &mut self.out;
@@ -781,6 +787,7 @@ where
             threads: self.opts.threads.max(1),
             chunk_size: self.opts.chunk_size,
             range: self.facts.time.range,
+            inflate_whole: self.opts.inflate_whole,
             index: None,
         }
     }
@@ -1024,6 +1031,8 @@ struct Work<'w, S, F> {
     chunk_size: Option<usize>,
     /// Lines whose leading time is outside it are skipped.
     range: Option<&'w TimeRange>,
+    /// [`RunOptions::inflate_whole`].
+    inflate_whole: bool,
     /// Record zones: the block's offset in its file, the key, the block size, and where the
     /// zones kept from the cache end (chunks before it are not indexed again).
     index: Option<(u64, Vec<u8>, u64, u64)>,
@@ -1155,7 +1164,7 @@ where
 
     /// An evaluator thread's work on one compressed file: its blocks evaluated and queued.
     fn file(&self, input: &Input, ahead: usize, collect: bool, queue: &Queue) -> io::Result<()> {
-        let mut blocks = Blocks::start(input, ahead)?;
+        let mut blocks = Blocks::start(input, ahead, self.inflate_whole)?;
         let mut first = true;
         let mut rows = 0;
         while let Some(block) = blocks.next_block() {
@@ -1163,6 +1172,7 @@ where
             let data = if first { strip_bom(&block) } else { &block };
             first = false;
             let (_, outs) = self.block(data);
+            blocks.recycle(block);
             let bad = outs.iter().any(|o| o.first_bad.is_some());
             rows += outs.iter().map(|o| o.rows).sum::<u64>();
             let mut q = queue.lock();
@@ -1216,7 +1226,7 @@ fn read_whole(file: &File) -> io::Result<Vec<u8>> {
 /// small pages (as a logger writing a few lines at a time leaves it) stays so; where the
 /// kernel ignores the advice nothing changes either, so its error is not one.
 #[allow(unsafe_code)]
-fn map_window(file: &File, offset: u64, len: usize) -> io::Result<Mmap> {
+pub(crate) fn map_window(file: &File, offset: u64, len: usize) -> io::Result<Mmap> {
     // SAFETY: a memory map is only sound while nobody changes the file under it. We map
     // read-only, never write through the map, and drop it (and every slice of it) once its
     // window's chunks are done, inside this run (at most two windows are mapped at once).
@@ -1224,8 +1234,10 @@ fn map_window(file: &File, offset: u64, len: usize) -> io::Result<Mmap> {
     // read: then reads see the new bytes, or the process gets SIGBUS past a truncated end.
     // That is the accepted trade of every mmap-based search tool (ripgrep makes the same
     // one): the speed and flat memory for large log files are worth it, and log files are
-    // appended to, not truncated, in normal use. Standard input, pipes and compressed files
-    // are never mapped.
+    // appended to, not truncated, in normal use. A gzip file of up to `inflate::FILE_MAX`
+    // bytes is mapped whole by `crate::inflate` while its members are inflated (its reader
+    // thread drops the map at the file's end); standard input, pipes, zstd files and larger
+    // gzip files are never mapped.
     let map = unsafe { MmapOptions::new().offset(offset).len(len).map(file) }?;
     #[cfg(target_os = "linux")]
     let _ = map.advise(memmap2::Advice::HugePage);
