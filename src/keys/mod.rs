@@ -1,24 +1,21 @@
 //! `ndq keys`: every property path of the input, with its types, how many lines have it,
 //! its distinct values and an example, for a reader meeting a log for the first time.
 //!
-//! It runs through the query driver (the same inputs, windows, chunks and bad-line
-//! accounting) in [`Mode::Parts`]: each chunk walks its lines into a [`Paths`] of its own
-//! (lazy scanner, `Parser::parse`), and the parts are folded in chunk order, so the output is
-//! the same for any thread count and chunk size. `--limit-lines N` is the driver's `limit`,
-//! counting every non-blank line (bad ones too) as a row.
+//! The statistics are the `ndq-keys` crate's; this module runs it through the query driver
+//! (the same inputs, windows, chunks and bad-line accounting) in [`Mode::Parts`]: each
+//! thread has a [`Collector`], which walks each chunk's lines into a [`Paths`] of the chunk's
+//! own, and the parts are folded in chunk order, so the output is the same for any thread
+//! count and chunk size. `--limit-lines N` is the driver's `limit`, counting every non-blank
+//! line (bad ones too) as a row.
 //!
 //! Paths come depth first, each right after its parent, siblings in the order first seen in
-//! the input (see [`Paths::order`]).
-
-pub mod distinct;
-pub mod paths;
-pub mod template;
+//! the input (see [`ndq_keys::Paths::finish`]).
 
 use std::io::Write;
 use std::path::PathBuf;
 
+use ndq_keys::{Collector, PathStats, Paths};
 use ndq_query::Value;
-use ndq_scan::Parser;
 
 use crate::cli::ScannerArg;
 use crate::config::{Env, scanner};
@@ -27,8 +24,6 @@ use crate::driver::{self, Inputs, Mode, QueryFacts, RunOptions, Stats};
 use crate::exit::Failure;
 use crate::messages::{self, Rejection};
 use crate::output::{self, Format};
-use paths::{Paths, TYPES};
-use template::Templates;
 
 /// List the property paths of the input, with types, counts, distinct values and examples.
 ///
@@ -89,7 +84,7 @@ pub struct KeysArgs {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Walk {
     // Plain comments rather than doc comments: clap would list those in `--help`.
-    // By line templates where a line's structure was seen before (see `template.rs`).
+    // By line templates where a line's structure was seen before (see the `ndq-keys` crate).
     Templates,
     // Every line by the plain walk (`Paths::line`), the reference.
     Plain,
@@ -119,8 +114,9 @@ pub fn main(args: KeysArgs, env: &Env, out: &mut dyn Write) -> Result<(), Failur
     };
     let inputs = Inputs::open(&args.inputs)?;
     let (paths, stats) = run(&opts, &inputs, args.limit_lines, args.walk)?;
+    let lines = paths.lines();
     let mut buf = Vec::new();
-    write(&paths, format, &mut buf);
+    write(lines, &paths.finish(), format, &mut buf);
     out.write_all(&buf).map_err(anyhow::Error::from)?;
     out.flush().map_err(anyhow::Error::from)?;
     if let Some(first) = &stats.first_bad {
@@ -147,9 +143,12 @@ pub fn run(
         filter: None,
         time: Default::default(),
     };
+    let walk = match walk {
+        Walk::Templates => ndq_keys::Walk::Templates,
+        Walk::Plain => ndq_keys::Walk::Plain,
+    };
     let make = || KeysStep {
-        parser: Parser::new(opts.scanner),
-        templates: (walk == Walk::Templates).then(Templates::default),
+        collector: Collector::with(opts.scanner, walk),
     };
     let drove = driver::drive(opts, &facts, &make, inputs, &mut std::io::sink())?;
     let paths = drove
@@ -159,11 +158,10 @@ pub fn run(
     Ok((paths, drove.stats))
 }
 
-/// The per-thread step: the scanner, the line templates (none: the plain walk), and the
-/// chunk's [`Paths`] in [`ChunkOut::part`].
+/// The per-thread step: the collector (scanner and line templates), and the chunk's
+/// [`Paths`] in [`ChunkOut::part`].
 struct KeysStep {
-    parser: Parser,
-    templates: Option<Templates>,
+    collector: Collector,
 }
 
 impl LineStep for KeysStep {
@@ -177,14 +175,13 @@ impl LineStep for KeysStep {
     fn step(&mut self, line: &[u8], out: &mut ChunkOut) -> Result<(), Rejection> {
         // Every non-blank line is a row, for `--limit-lines`.
         out.rows += 1;
-        let doc = self.parser.parse(line).map_err(Rejection::Scan)?;
+        let Some(paths) = out.part.as_mut().and_then(|p| p.downcast_mut::<Paths>()) else {
+            return Ok(());
+        };
+        self.collector
+            .line_into(paths, line)
+            .map_err(|r| Rejection::Scan(r.into_verdict()))?;
         out.hits += 1;
-        if let Some(paths) = out.part.as_mut().and_then(|p| p.downcast_mut::<Paths>()) {
-            match &mut self.templates {
-                Some(t) => t.line(paths, &doc),
-                None => paths.line(doc.root()),
-            }
-        }
         Ok(())
     }
 
@@ -215,7 +212,7 @@ const EXAMPLE_WIDTH: usize = 40;
 /// "example"}` per path, `example` as JSON; csv, tsv, raw: the same fields, `types` as
 /// `string 294, null 3`; table: `share` as a percentage, `distinct` as `812` or `~12.3K`, the
 /// example cut at 40 characters.
-pub fn write(paths: &Paths, format: Format, out: &mut Vec<u8>) {
+pub fn write(lines: u64, paths: &[PathStats], format: Format, out: &mut Vec<u8>) {
     let table = format == Format::Table;
     let names: &[&str] = if table {
         &["path", "types", "lines", "share", "distinct", "example"]
@@ -231,13 +228,11 @@ pub fn write(paths: &Paths, format: Format, out: &mut Vec<u8>) {
         ]
     };
     let columns: Vec<String> = names.iter().map(|s| s.to_string()).collect();
-    let total = paths.lines.max(1);
+    let total = lines.max(1);
     let rows: Vec<Vec<Value<'static>>> = paths
-        .order()
-        .into_iter()
-        .map(|id| {
-            let n = &paths.nodes[id as usize];
-            let seen = || n.types.iter().zip(TYPES).filter(|(c, _)| **c > 0);
+        .iter()
+        .map(|n| {
+            let seen = || n.types_seen().map(|(t, c)| (c, t));
             let types = if format == Format::Json {
                 let fields: Vec<String> = seen().map(|(c, t)| format!("\"{t}\":{c}")).collect();
                 Value::RawJson(format!("{{{}}}", fields.join(",")).into())
@@ -245,18 +240,17 @@ pub fn write(paths: &Paths, format: Format, out: &mut Vec<u8>) {
                 let fields: Vec<String> = seen().map(|(c, t)| format!("{t} {c}")).collect();
                 Value::String(fields.join(", ").into())
             };
-            let (count, exact) = n.distinct.count();
             let mut row = vec![
-                Value::String(paths.name(id).into()),
+                Value::String(n.path.clone().into()),
                 types,
                 Value::RawNumber(n.lines.to_string().into()),
             ];
             if table {
                 row.push(Value::String(percent(n.lines, total).into()));
-                row.push(match (n.scalars, exact) {
-                    (false, _) => Value::String("-".into()),
-                    (true, true) => Value::RawNumber(count.to_string().into()),
-                    (true, false) => Value::String(format!("~{}", short(count)).into()),
+                row.push(match n.distinct {
+                    None => Value::String("-".into()),
+                    Some(d) if d.exact => Value::RawNumber(d.count.to_string().into()),
+                    Some(d) => Value::String(format!("~{}", short(d.count)).into()),
                 });
                 row.push(match &n.example {
                     None => Value::String("".into()),
@@ -264,16 +258,16 @@ pub fn write(paths: &Paths, format: Format, out: &mut Vec<u8>) {
                 });
             } else {
                 row.push(Value::RawNumber(fraction(n.lines, total).into()));
-                if n.scalars {
-                    row.push(Value::RawNumber(count.to_string().into()));
-                    row.push(Value::Bool(exact));
+                if let Some(d) = n.distinct {
+                    row.push(Value::RawNumber(d.count.to_string().into()));
+                    row.push(Value::Bool(d.exact));
                 } else {
                     row.push(Value::Null);
                     row.push(Value::Null);
                 }
                 row.push(match &n.example {
                     None => Value::Null,
-                    Some(e) if **e == *"true" || **e == *"false" => Value::Bool(**e == *"true"),
+                    Some(e) if e == "true" || e == "false" => Value::Bool(e == "true"),
                     Some(e) if e.starts_with('"') => {
                         Value::RawString(e[1..e.len() - 1].to_string().into())
                     }

@@ -1,33 +1,22 @@
-//! The tree of property paths seen in a run, with each path's statistics, and the step that
-//! walks every line into it.
+//! The tree of property paths seen, with each path's statistics, and the plain walk of a
+//! line into it (the reference for the fast walk of `template.rs`).
 //!
-//! A [`Paths`] is one chunk's result (the step makes a fresh one for each chunk) or the
-//! run's total: parts are folded into the total in chunk order ([`Paths::merge`]), so the
-//! order of paths and each path's example are those of the input, whatever the threads and
-//! chunk sizes.
+//! A [`Paths`] is one part's result (a chunk's, a thread's) or the total: parts are folded
+//! into the total in input order ([`Paths::merge`]), so the order of paths and each path's
+//! example are those of the input, whatever the split.
 //!
-//! What a line contributes, for a path `P`:
-//! - a path not under an array (`a.b`) is in a line when the line's first `a` is an object
-//!   with a `b` (the first one counts when a key repeats, as in queries); `lines` counts those
-//!   lines, and the lines whose value is not `null` are what `select count(a.b)` counts;
-//! - `a[]` is in a line when the line's `a` is an array with at least one element, and
-//!   `a[].b` when some element of it is an object with a `b`; such a line counts once
-//!   however many elements have it (for each type, once per line that has an element of that
-//!   type), and the lines where some element's `b` is not null are what
-//!   `select count(*) where a[?].b is not null` counts;
-//! - distinct values are counted over the scalar values that are not null (strings compared
-//!   after unescaping, numbers as written: `1.0` and `1` are two values); the example is the
-//!   first of them.
+//! What a line contributes is in the crate's docs; here: `lines` counts the lines that have
+//! a path, `types` the lines per type (once per line for a path under an array), and
+//! `select count(*) where a[?].b is not null` counts the lines where some element's `b` is
+//! not null.
 
 use std::borrow::Cow;
 
 use ndq_scan::{Object, Value};
 
-use super::distinct::{self, Distinct, Hashes};
-use super::template::Used;
-
-/// The JSON types, in the order they are listed.
-pub const TYPES: [&str; 6] = ["null", "boolean", "number", "string", "array", "object"];
+use crate::distinct::{self, Distinct, Hashes};
+use crate::template::Used;
+use crate::{DistinctCount, PathStats};
 
 /// One step of a path below its parent.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -40,7 +29,7 @@ pub enum Step {
 
 /// A path and what was seen of it.
 #[derive(Clone, Debug, Default)]
-pub struct Node {
+pub(crate) struct Node {
     /// The parent's index (the root is 0, its own parent).
     pub parent: u32,
     /// The step from the parent (`None` for the root).
@@ -56,12 +45,12 @@ pub struct Node {
     hint: usize,
     /// Lines that have the path.
     pub lines: u64,
-    /// Lines that have it with each type of [`TYPES`].
+    /// Lines that have it with each type of [`crate::JsonType::ALL`].
     pub types: [u64; 6],
     /// The distinct scalar values that are not null (in the run's total).
     pub distinct: Distinct,
     /// Their hashes as they come (in a chunk's part; folded into `distinct` by `merge`).
-    pub(super) hashes: Hashes,
+    pub(crate) hashes: Hashes,
     /// Whether any scalar value that is not null was seen (else `distinct` means nothing).
     pub scalars: bool,
     /// The first scalar value that is not null, as its JSON text.
@@ -71,16 +60,17 @@ pub struct Node {
     mask: u8,
 }
 
-/// Every path of a chunk or of the run, as a tree rooted at node 0 (the line's object).
+/// The statistics of a part of the input (or of all of it): every path seen, as a tree
+/// rooted at node 0 (the line's object).
 #[derive(Clone, Debug)]
 pub struct Paths {
     /// The nodes; a parent always comes before its children.
-    pub nodes: Vec<Node>,
+    pub(crate) nodes: Vec<Node>,
     /// Lines walked (JSON objects).
-    pub lines: u64,
-    /// The line templates this chunk used, with their counts not yet added to the nodes
+    pub(crate) lines: u64,
+    /// The line templates this part used, with their counts not yet added to the nodes
     /// (see `template.rs`; added by [`Paths::flush`]).
-    pub(super) used: Used,
+    pub(crate) used: Used,
 }
 
 impl Default for Paths {
@@ -94,8 +84,13 @@ impl Default for Paths {
 }
 
 impl Paths {
+    /// Lines walked (JSON objects).
+    pub fn lines(&self) -> u64 {
+        self.lines
+    }
+
     /// Walk one line's object.
-    pub fn line(&mut self, root: Object<'_>) {
+    pub(crate) fn line(&mut self, root: Object<'_>) {
         self.lines += 1;
         self.object(0, root);
     }
@@ -159,7 +154,7 @@ impl Paths {
 
     /// The child of `node` reached by `key`, made if new.
     #[inline]
-    pub(super) fn key_child(&mut self, node: u32, key: &str) -> u32 {
+    pub(crate) fn key_child(&mut self, node: u32, key: &str) -> u32 {
         let n = &self.nodes[node as usize];
         let len = n.children.len();
         for k in 0..len {
@@ -175,7 +170,7 @@ impl Paths {
         self.add(node, Step::Key(key.into()))
     }
 
-    pub(super) fn elem_child(&mut self, node: u32) -> u32 {
+    pub(crate) fn elem_child(&mut self, node: u32) -> u32 {
         match self.nodes[node as usize].elem {
             Some(e) => e,
             None => self.add(node, Step::Elem),
@@ -201,14 +196,34 @@ impl Paths {
         id
     }
 
-    /// The hashes a walk collected, counted (for a walk that is not merged into a total).
-    #[cfg(test)]
-    pub fn settle(&mut self) {
+    /// The counts and hashes a walk collected, added (for a part not merged into a total).
+    fn settle(&mut self) {
         self.flush();
         for n in &mut self.nodes {
             let hashes = std::mem::take(&mut n.hashes);
             n.distinct.merge_hashes(hashes);
         }
+    }
+
+    /// One [`PathStats`] per path, in output order: depth first, each path after its parent,
+    /// siblings in the order first seen, the `[]` child before the keys.
+    pub fn finish(mut self) -> Vec<PathStats> {
+        self.settle();
+        self.order()
+            .into_iter()
+            .map(|id| {
+                let n = &self.nodes[id as usize];
+                let (count, exact) = n.distinct.count();
+                PathStats {
+                    path: self.name(id),
+                    steps: self.steps(id).into_iter().cloned().collect(),
+                    lines: n.lines,
+                    types: n.types,
+                    distinct: n.scalars.then_some(DistinctCount { count, exact }),
+                    example: n.example.as_deref().map(str::to_string),
+                }
+            })
+            .collect()
     }
 
     /// Fold a later part in: its new paths come after those already known (under their
@@ -244,7 +259,7 @@ impl Paths {
 
     /// The paths in output order: depth first, each after its parent, children in the
     /// order first seen, the `[]` child before the keys (the root itself left out).
-    pub fn order(&self) -> Vec<u32> {
+    pub(crate) fn order(&self) -> Vec<u32> {
         let mut out = Vec::with_capacity(self.nodes.len());
         let mut stack = vec![0u32];
         while let Some(id) = stack.pop() {
@@ -258,17 +273,23 @@ impl Paths {
         out
     }
 
-    /// The query syntax that reaches node `id`: `a.b`, `a[]`, `Headers['User-Agent']`.
-    pub fn name(&self, id: u32) -> String {
+    /// The steps from the root to node `id`.
+    fn steps(&self, id: u32) -> Vec<&Step> {
         let mut steps = Vec::new();
         let mut at = id;
         while at != 0 {
             let n = &self.nodes[at as usize];
-            steps.push(n.step.as_ref());
+            steps.extend(n.step.as_ref());
             at = n.parent;
         }
+        steps.reverse();
+        steps
+    }
+
+    /// The query syntax that reaches node `id`: `a.b`, `a[]`, `Headers['User-Agent']`.
+    pub(crate) fn name(&self, id: u32) -> String {
         let mut out = String::new();
-        for step in steps.into_iter().rev().flatten() {
+        for step in self.steps(id) {
             match step {
                 Step::Elem => out.push_str("[]"),
                 Step::Key(k) if is_identifier(k) => {
