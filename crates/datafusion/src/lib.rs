@@ -1,5 +1,7 @@
 //! ndq's sparse NDJSON scanner as an Apache DataFusion table: a [`TableProvider`] over files of
-//! log lines, with a schema given by the user, whose scan reads only the keys a query needs.
+//! log lines (local paths, or URLs in the session's object stores), with a schema given by the
+//! user or inferred from a sample ([`Inference`]), whose scan reads only the keys a query
+//! needs.
 //!
 //! ```no_run
 //! use std::sync::Arc;
@@ -23,12 +25,16 @@
 //! # }
 //! ```
 //!
-//! The rules (types, nested paths, malformed lines, filters) are in the crate's README.
+//! The rules (types, nested paths, inference, object stores, malformed lines, filters) are in
+//! the crate's README.
 #![forbid(unsafe_code)]
 
 mod column;
+mod infer;
 mod lines;
 mod store;
+
+pub use infer::Inference;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -91,12 +97,6 @@ impl NdjsonTable {
         I: IntoIterator<Item = P>,
         P: AsRef<Path>,
     {
-        let kinds = schema
-            .fields()
-            .iter()
-            .map(|f| Kind::of(f))
-            .collect::<Result<Vec<_>>>()?;
-        let names = schema.fields().iter().map(|f| f.name().clone()).collect();
         let mut files = Vec::new();
         let mut urls = Vec::new();
         for path in paths {
@@ -122,13 +122,38 @@ impl NdjsonTable {
                 files.push((path.to_path_buf(), meta.len()));
             }
         }
-        Ok(NdjsonTable {
+        let mut table = NdjsonTable {
             files,
             urls,
-            schema,
-            kinds,
-            names,
-        })
+            schema: Arc::new(datafusion::arrow::datatypes::Schema::empty()),
+            kinds: Vec::new(),
+            names: Vec::new(),
+        };
+        table.set_schema(schema)?;
+        Ok(table)
+    }
+
+    /// A table over `paths` (as [`NdjsonTable::try_new`] takes them) whose schema is inferred
+    /// from the first lines of its first files, by [`Inference::new`]'s rules (the crate's
+    /// README lists them). URLs are read through the object stores of `state`
+    /// (`SessionContext::state()`).
+    pub async fn infer<I, P>(state: &dyn Session, paths: I) -> Result<NdjsonTable>
+    where
+        I: IntoIterator<Item = P>,
+        P: AsRef<Path>,
+    {
+        Inference::new().table(state, paths).await
+    }
+
+    fn set_schema(&mut self, schema: SchemaRef) -> Result<()> {
+        self.kinds = schema
+            .fields()
+            .iter()
+            .map(|f| Kind::of(f))
+            .collect::<Result<Vec<_>>>()?;
+        self.names = schema.fields().iter().map(|f| f.name().clone()).collect();
+        self.schema = schema;
+        Ok(())
     }
 
     /// Every file of the table with its length: the local ones, then the objects the URLs
@@ -301,10 +326,14 @@ impl FileRange {
         }
     }
 
+    /// An I/O error while reading it, as the query's error.
+    fn error(&self, e: std::io::Error) -> DataFusionError {
+        DataFusionError::External(format!("{}: {e}", self.name()).into())
+    }
+
     /// Its lines, through the store of `runtime` for an object.
     async fn open(&self, runtime: &RuntimeEnv) -> Result<lines::Lines> {
-        let io =
-            |e: std::io::Error| DataFusionError::External(format!("{}: {e}", self.name()).into());
+        let io = |e| self.error(e);
         match &self.store {
             None => lines::Lines::open(&self.path, self.start, self.end).map_err(io),
             Some(url) => {
@@ -531,10 +560,10 @@ impl PartitionReader {
                 lines::Step::Line(a, b) => lines.line(a, b),
                 lines::Step::More => {
                     if let Err(e) = lines.fill().await {
-                        let name = self.current.as_ref().map(FileRange::name);
-                        return Err(DataFusionError::External(
-                            format!("{}: {e}", name.unwrap_or_default()).into(),
-                        ));
+                        return Err(match &self.current {
+                            Some(r) => r.error(e),
+                            None => DataFusionError::IoError(e),
+                        });
                     }
                     continue;
                 }

@@ -243,7 +243,6 @@ impl Lines {
     }
 
     /// The next line of the range, filling as needed (for callers that do not batch).
-    #[cfg(test)]
     pub(crate) async fn next(&mut self) -> io::Result<Option<&[u8]>> {
         loop {
             match self.step() {

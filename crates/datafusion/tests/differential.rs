@@ -7,13 +7,14 @@ use std::sync::Arc;
 use datafusion::arrow::array::RecordBatch;
 use datafusion::arrow::datatypes::{DataType, Field, Fields, Schema, TimeUnit};
 use datafusion::arrow::util::display::{ArrayFormatter, FormatOptions};
+use datafusion::catalog::TableProvider;
 use datafusion::execution::object_store::ObjectStoreUrl;
 use datafusion::object_store::memory::InMemory;
 use datafusion::object_store::path::Path as ObjectPath;
 use datafusion::object_store::{ObjectStoreExt, PutPayload};
 use datafusion::physical_plan::{ExecutionPlan, collect};
 use datafusion::prelude::{JsonReadOptions, SessionConfig, SessionContext};
-use ndq_datafusion::NdjsonTable;
+use ndq_datafusion::{Inference, NdjsonTable};
 
 /// The cases of `testdata/cases.txt` as SQL over `logs`, and a few more for the types, nested
 /// paths and pushed-down filters. Orders are total where a limit cuts.
@@ -362,6 +363,14 @@ async fn object_store_urls_read_as_local_paths() {
         assert!(!want.is_empty(), "{sql}: no rows to compare");
         wants.push(want);
     }
+    // Inference reads the same sample through a store, whole or cut inside a line.
+    for inference in [Inference::new(), Inference::new().max_bytes(100_000)] {
+        let state = session(Vec::new()).state();
+        let local = inference.table(&state, [&dir.0]).await.unwrap();
+        let remote = inference.table(&state, ["memory:///logs"]).await.unwrap();
+        assert_eq!(local.schema(), remote.schema());
+        assert!(local.schema().fields().len() > 20);
+    }
     for inputs in urls {
         let ctx = session(inputs.clone());
         for (sql, want) in QUERIES.iter().zip(&wants) {
@@ -391,6 +400,138 @@ async fn missing_objects_are_errors() {
         panic!("a missing object read as a table");
     };
     assert!(err.to_string().contains("memory:///nothing/here"), "{err}");
+}
+
+/// What DataFusion's own inference (`oracle`, from the same lines) says of a column, in the
+/// table's terms: the flattened path of each leaf with the type the table's rules give it.
+fn flatten(prefix: &str, fields: &Fields, out: &mut Vec<(String, Expect, DataType)>) {
+    for f in fields {
+        let name = format!("{prefix}{}", f.name());
+        let expect = match f.data_type() {
+            DataType::Struct(children) if !children.is_empty() => {
+                flatten(&format!("{name}."), children, out);
+                continue;
+            }
+            DataType::Int64 => Expect::Is(DataType::Int64),
+            DataType::Boolean => Expect::Is(DataType::Boolean),
+            DataType::Float64 => Expect::Number,
+            DataType::Utf8 | DataType::Utf8View if name == "@t" => Expect::Is(DataType::Timestamp(
+                TimeUnit::Nanosecond,
+                Some("UTC".into()),
+            )),
+            _ => Expect::Is(DataType::Utf8View),
+        };
+        out.push((name, expect, f.data_type().clone()));
+    }
+}
+
+#[derive(Debug)]
+enum Expect {
+    Is(DataType),
+    /// A number with decimals: `Decimal128(38, _)` or `Float64`.
+    Number,
+}
+
+/// On generated logs, the inferred schema has the columns and types DataFusion's own
+/// inference implies, and queries over every column whose type both agree on give the
+/// same rows as DataFusion's reader with its own inferred schema.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn inferred_schema_agrees_with_datafusion_inference() {
+    let dir = TempDir::new("infer");
+    let path = dir.0.join("logs.ndjson");
+    std::fs::write(&path, ndq_gen::generate(31, 3 << 20)).unwrap();
+    let ctx = SessionContext::new_with_config(SessionConfig::new().with_target_partitions(3));
+    let table = NdjsonTable::infer(&ctx.state(), [&path]).await.unwrap();
+    let ours = table.schema();
+    ctx.register_table("logs", Arc::new(table)).unwrap();
+
+    let oracle = SessionContext::new();
+    let options = JsonReadOptions::default()
+        .file_extension(".ndjson")
+        .schema_infer_max_records(10_000);
+    oracle
+        .register_json("raw", path.to_str().unwrap(), options)
+        .await
+        .unwrap();
+    let theirs = oracle
+        .table("raw")
+        .await
+        .unwrap()
+        .schema()
+        .as_arrow()
+        .clone();
+    let mut want = Vec::new();
+    flatten("", theirs.fields(), &mut want);
+    let got: Vec<(String, DataType)> = ours
+        .fields()
+        .iter()
+        .map(|f| (f.name().clone(), f.data_type().clone()))
+        .collect();
+    let mut sorted_got: Vec<String> = got.iter().map(|c| c.0.clone()).collect();
+    sorted_got.sort();
+    let mut sorted_want: Vec<String> = want.iter().map(|c| c.0.clone()).collect();
+    sorted_want.sort();
+    assert_eq!(sorted_got, sorted_want);
+    assert!(got.len() > 20, "{got:?}");
+
+    // The oracle's columns under the table's names, for the columns both type alike.
+    let mut select = Vec::new();
+    let mut queries = Vec::new();
+    for (name, expect, theirs) in &want {
+        let (_, ty) = got.iter().find(|c| &c.0 == name).unwrap();
+        let access = name
+            .split('.')
+            .enumerate()
+            .fold(String::new(), |acc, (i, key)| match i {
+                0 => format!("{key:?}"),
+                _ => format!("get_field({acc}, '{key}')"),
+            });
+        let same = matches!(expect, Expect::Is(w) if w == ty);
+        match (expect, ty) {
+            _ if same => {}
+            (Expect::Number, DataType::Decimal128(38, _) | DataType::Float64) => {
+                // Comparisons agree; sums may not (exact against binary floating point).
+                select.push(format!("{access} as {name:?}"));
+                queries.push(format!(
+                    "select count({name:?}), count(*) filter (where {name:?} > 100) from logs"
+                ));
+                continue;
+            }
+            (expect, got) => panic!("{name}: inferred {got}, DataFusion implies {expect:?}"),
+        }
+        if matches!(ty, DataType::Timestamp(..)) {
+            continue;
+        }
+        select.push(format!("{access} as {name:?}"));
+        if !matches!(theirs, DataType::Utf8 | DataType::Utf8View) && ty == &DataType::Utf8View {
+            // Lists, read as JSON text here and as lists there.
+            continue;
+        }
+        queries.push(format!(
+            "select {name:?}, count(*) from logs group by {name:?}"
+        ));
+    }
+    oracle
+        .sql(&format!(
+            "create view logs as select {} from raw",
+            select.join(", ")
+        ))
+        .await
+        .unwrap();
+    assert!(queries.len() > 15, "{queries:?}");
+    for sql in &queries {
+        let (want, _) = run(&oracle, sql).await;
+        let (got, plan) = run(&ctx, sql).await;
+        assert!(!want.is_empty(), "{sql}: no rows to compare");
+        let differ = got.iter().zip(&want).find(|(g, w)| g != w);
+        assert!(
+            got.len() == want.len() && differ.is_none(),
+            "{sql}: {} rows, {} wanted; first difference {differ:?}",
+            got.len(),
+            want.len()
+        );
+        assert_eq!(metric(&plan, "mismatched_values"), 0, "{sql}");
+    }
 }
 
 /// A type the scan cannot produce is refused when the table is made.
