@@ -480,11 +480,7 @@ impl ExecutionPlan for NdjsonExec {
         // One batch at a time; after an error, nothing more.
         let batches = futures::stream::unfold(Some(reader), |reader| async move {
             let mut reader = reader?;
-            let timer = reader.metrics.baseline.elapsed_compute().clone();
-            let guard = timer.timer();
-            let out = reader.next_batch().await;
-            drop(guard);
-            match out {
+            match reader.next_batch().await {
                 Ok(Some(batch)) => Some((Ok(batch), Some(reader))),
                 Ok(None) => {
                     reader.metrics.baseline.done();
@@ -532,6 +528,9 @@ struct PartitionReader {
 
 impl PartitionReader {
     async fn next_batch(&mut self) -> Result<Option<RecordBatch>> {
+        // `elapsed_compute` leaves out the reads (of a file, or from an object store).
+        let time = self.metrics.baseline.elapsed_compute().clone();
+        let mut timer = time.timer();
         let plan = Arc::clone(&self.plan);
         let want = match self.left {
             Some(0) => return Ok(None),
@@ -549,7 +548,9 @@ impl PartitionReader {
                 Some(l) => l,
                 None => match self.ranges.next() {
                     Some(r) => {
+                        timer.stop();
                         let opened = r.open(&self.runtime).await?;
+                        timer.restart();
                         self.current = Some(r);
                         self.lines.insert(opened)
                     }
@@ -559,7 +560,10 @@ impl PartitionReader {
             let line = match lines.step() {
                 lines::Step::Line(a, b) => lines.line(a, b),
                 lines::Step::More => {
-                    if let Err(e) = lines.fill().await {
+                    timer.stop();
+                    let filled = lines.fill().await;
+                    timer.restart();
+                    if let Err(e) = filled {
                         return Err(match &self.current {
                             Some(r) => r.error(e),
                             None => DataFusionError::IoError(e),
