@@ -17,7 +17,7 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 use datafusion::object_store::path::Path as ObjectPath;
-use datafusion::object_store::{GetOptions, GetRange, ObjectStore};
+use datafusion::object_store::{GetOptions, GetRange, GetResultPayload, ObjectStore};
 use futures::StreamExt;
 use futures::stream::BoxStream;
 
@@ -134,6 +134,12 @@ impl Lines {
             .await
             .map_err(io::Error::other)?;
         let (len, next) = (got.meta.size, got.range.end);
+        if let GetResultPayload::File(mut file, _) = got.payload {
+            // A store on the local file system (`file://`) hands over the open file: read it
+            // as a local file rather than in small chunks through the store.
+            file.seek(SeekFrom::Start(got.range.start))?;
+            return Ok(Lines::new(Input::File(file), start, end));
+        }
         let object = Object {
             store,
             path,
