@@ -185,11 +185,13 @@ impl Default for NdjsonPhysicalCodec {
     }
 }
 
-/// An [`NdjsonTable`]: its files. (Its schema travels in the plan.)
+/// An [`NdjsonTable`]: its local files and its URLs. (Its schema travels in the plan.)
 #[derive(Clone, PartialEq, Message)]
 struct TableProto {
     #[prost(message, repeated, tag = "1")]
     files: Vec<FileProto>,
+    #[prost(string, repeated, tag = "2")]
+    urls: Vec<String>,
 }
 
 #[derive(Clone, PartialEq, Message)]
@@ -229,6 +231,9 @@ struct RangeProto {
     start: u64,
     #[prost(uint64, tag = "3")]
     end: u64,
+    /// The object store's URL, for an object; none for a local file.
+    #[prost(string, optional, tag = "4")]
+    store: Option<String>,
 }
 
 fn codec_error(what: impl std::fmt::Display) -> DataFusionError {
@@ -284,7 +289,9 @@ impl LogicalExtensionCodec for NdjsonLogicalCodec {
             .into_iter()
             .map(|f| (PathBuf::from(f.path), f.len))
             .collect();
-        Ok(Arc::new(NdjsonTable::from_files(files, schema)?))
+        Ok(Arc::new(NdjsonTable::from_parts(
+            files, proto.urls, schema,
+        )?))
     }
 
     fn try_encode_table_provider(
@@ -306,7 +313,8 @@ impl LogicalExtensionCodec for NdjsonLogicalCodec {
                 })
             })
             .collect::<Result<_>>()?;
-        encode_tagged(TABLE_TAG, &TableProto { files }, buf)
+        let urls = table.urls().to_vec();
+        encode_tagged(TABLE_TAG, &TableProto { files, urls }, buf)
     }
 
     fn try_decode_file_format(
@@ -396,6 +404,7 @@ impl PhysicalExtensionCodec for NdjsonPhysicalCodec {
                 p.ranges
                     .into_iter()
                     .map(|r| FileRange {
+                        store: r.store.map(Arc::from),
                         path: Arc::new(PathBuf::from(r.path)),
                         start: r.start,
                         end: r.end,
@@ -452,6 +461,7 @@ impl PhysicalExtensionCodec for NdjsonPhysicalCodec {
                             path: path_text(&r.path)?,
                             start: r.start,
                             end: r.end,
+                            store: r.store.as_deref().map(str::to_owned),
                         })
                     })
                     .collect::<Result<_>>()?;

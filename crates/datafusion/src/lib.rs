@@ -1,5 +1,7 @@
 //! ndq's sparse NDJSON scanner as an Apache DataFusion table: a [`TableProvider`] over files of
-//! log lines, with a schema given by the user, whose scan reads only the keys a query needs.
+//! log lines (local paths, or URLs in the session's object stores), with a schema given by the
+//! user or inferred from a sample ([`Inference`]), whose scan reads only the keys a query
+//! needs.
 //!
 //! ```no_run
 //! use std::sync::Arc;
@@ -23,13 +25,18 @@
 //! # }
 //! ```
 //!
-//! The rules (types, nested paths, malformed lines, filters) are in the crate's README.
+//! The rules (types, nested paths, inference, object stores, malformed lines, filters) are in
+//! the crate's README.
 #![forbid(unsafe_code)]
 
 #[cfg(feature = "ballista")]
 pub mod ballista;
 mod column;
+mod infer;
 mod lines;
+mod store;
+
+pub use infer::Inference;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -42,7 +49,9 @@ use datafusion::catalog::{Session, TableProvider};
 use datafusion::common::tree_node::TreeNodeRecursion;
 use datafusion::common::{DataFusionError, Result};
 use datafusion::execution::TaskContext;
+use datafusion::execution::runtime_env::RuntimeEnv;
 use datafusion::logical_expr::{Expr, TableProviderFilterPushDown, TableType};
+use datafusion::object_store::path::Path as ObjectPath;
 use datafusion::physical_expr::{EquivalenceProperties, PhysicalExpr};
 use datafusion::physical_plan::execution_plan::{Boundedness, EmissionType};
 use datafusion::physical_plan::metrics::{
@@ -65,9 +74,15 @@ const MIN_RANGE: u64 = 1 << 20;
 ///
 /// Each field of the schema is a column; its name is the path of the value in each line, keys
 /// separated by `.` (`Properties.User.Name` reads `{"Properties":{"User":{"Name":…}}}`).
+///
+/// The files are local paths, read directly, or URLs (`s3://bucket/logs/`, `file:///…`) read
+/// through the object stores of the session that runs the query.
 #[derive(Debug)]
 pub struct NdjsonTable {
+    /// The local files, listed when the table is made.
     files: Vec<(PathBuf, u64)>,
+    /// The inputs that are URLs, listed through the session's object stores at each scan.
+    urls: Vec<String>,
     schema: SchemaRef,
     kinds: Vec<Kind>,
     names: Vec<String>,
@@ -75,17 +90,23 @@ pub struct NdjsonTable {
 
 impl NdjsonTable {
     /// A table over `paths`: files, or directories whose regular files (not starting with `.`,
-    /// not in subdirectories) are all read, in name order. Fails on a type the scan cannot
-    /// produce, or a path that cannot be read.
+    /// not in subdirectories) are all read, in name order. A path that starts with a scheme
+    /// and `://` is a URL in one of the session's object stores, naming an object or else a
+    /// prefix read as a directory; URLs are listed when a query is planned, local paths now.
+    /// Fails on a type the scan cannot produce, or a local path that cannot be read.
     pub fn try_new<I, P>(paths: I, schema: SchemaRef) -> Result<NdjsonTable>
     where
         I: IntoIterator<Item = P>,
         P: AsRef<Path>,
     {
-        kinds(&schema)?;
         let mut files = Vec::new();
+        let mut urls = Vec::new();
         for path in paths {
             let path = path.as_ref();
+            if let Some(url) = path.to_str().filter(|p| store::is_url(p)) {
+                urls.push(url.to_owned());
+                continue;
+            }
             let meta = std::fs::metadata(path).map_err(|e| io_error(path, e))?;
             if meta.is_dir() {
                 let mut found = Vec::new();
@@ -103,58 +124,118 @@ impl NdjsonTable {
                 files.push((path.to_path_buf(), meta.len()));
             }
         }
-        NdjsonTable::from_files(files, schema)
+        NdjsonTable::from_parts(files, urls, schema)
     }
 
-    /// A table over `files` (path, length in bytes) as they were listed, without reading them.
-    pub(crate) fn from_files(files: Vec<(PathBuf, u64)>, schema: SchemaRef) -> Result<NdjsonTable> {
-        let kinds = kinds(&schema)?;
-        let names = schema.fields().iter().map(|f| f.name().clone()).collect();
-        Ok(NdjsonTable {
+    /// A table over local `files` (path, length in bytes) as they were listed and `urls`,
+    /// without reading them.
+    pub(crate) fn from_parts(
+        files: Vec<(PathBuf, u64)>,
+        urls: Vec<String>,
+        schema: SchemaRef,
+    ) -> Result<NdjsonTable> {
+        let mut table = NdjsonTable {
             files,
-            schema,
-            kinds,
-            names,
-        })
+            urls,
+            schema: Arc::new(datafusion::arrow::datatypes::Schema::empty()),
+            kinds: Vec::new(),
+            names: Vec::new(),
+        };
+        table.set_schema(schema)?;
+        Ok(table)
     }
 
-    /// The files read, with their lengths, in order.
+    /// The local files read, with their lengths, in order.
     #[cfg_attr(not(feature = "ballista"), allow(dead_code))]
     pub(crate) fn files(&self) -> &[(PathBuf, u64)] {
         &self.files
     }
 
-    /// Cut the files into at most `n` partitions of about equal bytes, each a list of ranges.
-    fn partitions(&self, n: usize) -> Vec<Vec<FileRange>> {
-        let total: u64 = self.files.iter().map(|f| f.1).sum();
-        let share = total.div_ceil(n.max(1) as u64).max(MIN_RANGE);
-        let mut parts = vec![Vec::new()];
-        let mut room = share;
-        for (path, len) in &self.files {
-            let path = Arc::new(path.clone());
-            let mut at = 0;
-            while at < *len {
-                if room == 0 {
-                    parts.push(Vec::new());
-                    room = share;
-                }
-                let take = room.min(len - at);
-                parts.last_mut().unwrap().push(FileRange {
-                    path: Arc::clone(&path),
-                    start: at,
-                    end: at + take,
+    /// The inputs that are URLs, as given.
+    #[cfg_attr(not(feature = "ballista"), allow(dead_code))]
+    pub(crate) fn urls(&self) -> &[String] {
+        &self.urls
+    }
+
+    /// A table over `paths` (as [`NdjsonTable::try_new`] takes them) whose schema is inferred
+    /// from the first lines of its first files, by [`Inference::new`]'s rules (the crate's
+    /// README lists them). URLs are read through the object stores of `state`
+    /// (`SessionContext::state()`).
+    pub async fn infer<I, P>(state: &dyn Session, paths: I) -> Result<NdjsonTable>
+    where
+        I: IntoIterator<Item = P>,
+        P: AsRef<Path>,
+    {
+        Inference::new().table(state, paths).await
+    }
+
+    fn set_schema(&mut self, schema: SchemaRef) -> Result<()> {
+        self.kinds = kinds(&schema)?;
+        self.names = schema.fields().iter().map(|f| f.name().clone()).collect();
+        self.schema = schema;
+        Ok(())
+    }
+
+    /// Every file of the table with its length: the local ones, then the objects the URLs
+    /// name in the session's stores.
+    async fn list(&self, state: &dyn Session) -> Result<Vec<FileRange>> {
+        let mut files: Vec<FileRange> = self
+            .files
+            .iter()
+            .map(|(path, len)| FileRange {
+                store: None,
+                path: Arc::new(path.clone()),
+                start: 0,
+                end: *len,
+            })
+            .collect();
+        for url in &self.urls {
+            for o in store::list(state, url).await? {
+                files.push(FileRange {
+                    store: Some(o.store.into()),
+                    path: Arc::new(PathBuf::from(o.location)),
+                    start: 0,
+                    end: o.len,
                 });
-                at += take;
-                room -= take;
             }
         }
-        parts
+        Ok(files)
     }
 }
 
 /// Each column's kind; fails on a type the scan cannot produce.
 fn kinds(schema: &SchemaRef) -> Result<Vec<Kind>> {
     schema.fields().iter().map(|f| Kind::of(f)).collect()
+}
+
+/// Cut whole `files` (ranges from 0 to their lengths) into at most `n` partitions of about
+/// equal bytes, each a list of ranges.
+fn partitions(files: &[FileRange], n: usize) -> Vec<Vec<FileRange>> {
+    let total: u64 = files.iter().map(|f| f.end).sum();
+    let share = total.div_ceil(n.max(1) as u64).max(MIN_RANGE);
+    let mut parts = vec![Vec::new()];
+    let mut room = share;
+    for file in files {
+        let len = file.end;
+        let mut at = 0;
+        while at < len {
+            if room == 0 {
+                parts.push(Vec::new());
+                room = share;
+            }
+            let take = room.min(len - at);
+            if let Some(part) = parts.last_mut() {
+                part.push(FileRange {
+                    start: at,
+                    end: at + take,
+                    ..file.clone()
+                });
+            }
+            at += take;
+            room -= take;
+        }
+    }
+    parts
 }
 
 fn io_error(path: &Path, e: std::io::Error) -> DataFusionError {
@@ -212,7 +293,8 @@ impl TableProvider for NdjsonTable {
         } else {
             n
         };
-        let partitions = self.partitions(n);
+        let files = self.list(state).await?;
+        let partitions = partitions(&files, n);
         Ok(Arc::new(NdjsonExec::try_new(ScanSpec {
             table_schema: Arc::clone(&self.schema),
             projection,
@@ -300,9 +382,48 @@ impl Plan {
 /// Lines of one file that start in `start..end`.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct FileRange {
+    /// `None` for a local file; else the URL of the object store that holds it, as DataFusion
+    /// writes an `ObjectStoreUrl` (`s3://bucket/`, `file:///`), found in the registry of the
+    /// session that runs the scan.
+    pub(crate) store: Option<Arc<str>>,
+    /// The local file's path, or the object's location in its store.
     pub(crate) path: Arc<PathBuf>,
     pub(crate) start: u64,
     pub(crate) end: u64,
+}
+
+impl FileRange {
+    /// The file's name for messages: its path, or its URL.
+    fn name(&self) -> String {
+        match &self.store {
+            None => self.path.display().to_string(),
+            Some(store) => format!("{store}{}", self.path.display()),
+        }
+    }
+
+    /// An I/O error while reading it, as the query's error.
+    fn error(&self, e: std::io::Error) -> DataFusionError {
+        DataFusionError::External(format!("{}: {e}", self.name()).into())
+    }
+
+    /// Its lines, through the store of `runtime` for an object.
+    async fn open(&self, runtime: &RuntimeEnv) -> Result<lines::Lines> {
+        let io = |e| self.error(e);
+        match &self.store {
+            None => lines::Lines::open(&self.path, self.start, self.end).map_err(io),
+            Some(url) => {
+                let store = store::store_of(runtime, url)?;
+                let location = self.path.to_str().ok_or_else(|| {
+                    DataFusionError::Internal(format!("object location {:?}", self.path))
+                })?;
+                let location = ObjectPath::parse(location)
+                    .map_err(|e| DataFusionError::External(Box::new(e)))?;
+                lines::Lines::open_object(store, location, self.start, self.end)
+                    .await
+                    .map_err(io)
+            }
+        }
+    }
 }
 
 /// What every partition of a scan does to a line.
@@ -435,7 +556,9 @@ impl ExecutionPlan for NdjsonExec {
         };
         let reader = PartitionReader {
             ranges: ranges.into_iter(),
+            runtime: context.runtime_env(),
             lines: None,
+            current: None,
             parser: Parser::new(Scanner::detect()),
             plan: Arc::clone(&self.plan),
             schema: Arc::clone(&self.schema),
@@ -444,9 +567,21 @@ impl ExecutionPlan for NdjsonExec {
             metrics,
             values: Vec::new(),
         };
+        // One batch at a time; after an error, nothing more.
+        let batches = futures::stream::unfold(Some(reader), |reader| async move {
+            let mut reader = reader?;
+            match reader.next_batch().await {
+                Ok(Some(batch)) => Some((Ok(batch), Some(reader))),
+                Ok(None) => {
+                    reader.metrics.baseline.done();
+                    None
+                }
+                Err(e) => Some((Err(e), None)),
+            }
+        });
         Ok(Box::pin(RecordBatchStreamAdapter::new(
             Arc::clone(&self.schema),
-            futures::stream::iter(reader),
+            batches,
         )))
     }
 
@@ -465,7 +600,11 @@ struct PartitionMetrics {
 /// One partition's scan, a batch at a time.
 struct PartitionReader {
     ranges: std::vec::IntoIter<FileRange>,
+    /// The session's object stores.
+    runtime: Arc<RuntimeEnv>,
     lines: Option<lines::Lines>,
+    /// The range `lines` reads.
+    current: Option<FileRange>,
     parser: Parser,
     plan: Arc<Plan>,
     schema: SchemaRef,
@@ -478,7 +617,10 @@ struct PartitionReader {
 }
 
 impl PartitionReader {
-    fn next_batch(&mut self) -> Result<Option<RecordBatch>> {
+    async fn next_batch(&mut self) -> Result<Option<RecordBatch>> {
+        // `elapsed_compute` leaves out the reads (of a file, or from an object store).
+        let time = self.metrics.baseline.elapsed_compute().clone();
+        let mut timer = time.timer();
         let plan = Arc::clone(&self.plan);
         let want = match self.left {
             Some(0) => return Ok(None),
@@ -495,16 +637,34 @@ impl PartitionReader {
             let lines = match &mut self.lines {
                 Some(l) => l,
                 None => match self.ranges.next() {
-                    Some(r) => self.lines.insert(
-                        lines::Lines::open(&r.path, r.start, r.end)
-                            .map_err(|e| io_error(&r.path, e))?,
-                    ),
+                    Some(r) => {
+                        timer.stop();
+                        let opened = r.open(&self.runtime).await?;
+                        timer.restart();
+                        self.current = Some(r);
+                        self.lines.insert(opened)
+                    }
                     None => break,
                 },
             };
-            let Some(line) = lines.next().map_err(DataFusionError::IoError)? else {
-                self.lines = None;
-                continue;
+            let line = match lines.step() {
+                lines::Step::Line(a, b) => lines.line(a, b),
+                lines::Step::More => {
+                    timer.stop();
+                    let filled = lines.fill().await;
+                    timer.restart();
+                    if let Err(e) = filled {
+                        return Err(match &self.current {
+                            Some(r) => r.error(e),
+                            None => DataFusionError::IoError(e),
+                        });
+                    }
+                    continue;
+                }
+                lines::Step::End => {
+                    self.lines = None;
+                    continue;
+                }
             };
             if line.iter().all(u8::is_ascii_whitespace) {
                 continue;
@@ -567,38 +727,26 @@ impl PartitionReader {
     }
 }
 
-impl Iterator for PartitionReader {
-    type Item = Result<RecordBatch>;
-
-    fn next(&mut self) -> Option<Self::Item> {
-        let timer = self.metrics.baseline.elapsed_compute().clone();
-        let _guard = timer.timer();
-        let out = self.next_batch().transpose();
-        if out.is_none() {
-            self.metrics.baseline.done();
-        }
-        out
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use datafusion::arrow::datatypes::{DataType, Field, Schema};
 
     /// The partitions cover every byte of every file once, in order, about equally.
     #[test]
     fn partitions_cover_the_files_once() {
-        let schema = Arc::new(Schema::new(vec![Field::new("a", DataType::Int64, true)]));
-        let mut table = NdjsonTable::try_new(Vec::<PathBuf>::new(), schema).unwrap();
         let sizes = [5 * MIN_RANGE + 7, 1, 3 * MIN_RANGE, 0, 2 * MIN_RANGE - 1];
-        table.files = sizes
+        let files: Vec<FileRange> = sizes
             .iter()
             .enumerate()
-            .map(|(i, &len)| (PathBuf::from(format!("f{i}")), len))
+            .map(|(i, &len)| FileRange {
+                store: (i % 2 == 1).then(|| Arc::from("memory:///")),
+                path: Arc::new(PathBuf::from(format!("f{i}"))),
+                start: 0,
+                end: len,
+            })
             .collect();
         for n in [1, 2, 3, 8, 100] {
-            let parts = table.partitions(n);
+            let parts = partitions(&files, n);
             assert!(parts.len() <= n.max(1), "{n}: {} partitions", parts.len());
             let ranges: Vec<&FileRange> = parts.iter().flatten().collect();
             for (i, &len) in sizes.iter().enumerate() {
