@@ -30,7 +30,6 @@ use ballista_executor::executor_process::{ExecutorProcessConfig, start_executor_
 use ballista_scheduler::cluster::BallistaCluster;
 use ballista_scheduler::config::SchedulerConfig;
 use ballista_scheduler::scheduler_process::start_server;
-use datafusion::arrow::datatypes::{DataType, Field, Schema, TimeUnit};
 use datafusion::arrow::util::pretty::pretty_format_batches;
 use datafusion::execution::SessionStateBuilder;
 use datafusion::prelude::{SessionConfig, SessionContext};
@@ -166,22 +165,9 @@ async fn query(args: &Args) -> Res<()> {
     };
     let ctx = SessionContext::remote_with_state(&url, state).await?;
 
-    let schema = Schema::new(vec![
-        Field::new(
-            "@t",
-            DataType::Timestamp(TimeUnit::Nanosecond, Some("UTC".into())),
-            true,
-        ),
-        Field::new("@l", DataType::Utf8, true),
-        Field::new("Message", DataType::Utf8, true),
-        Field::new("RequestPath", DataType::Utf8, true),
-        Field::new("StatusCode", DataType::Int64, true),
-        Field::new("Elapsed", DataType::Decimal128(18, 4), true),
-        Field::new("MachineName", DataType::Utf8, true),
-        Field::new("ThreadId", DataType::Int64, true),
-    ]);
+    // The columns and their types from a sample of the logs, as `ndq keys` sees them.
     // In a Ballista session the scan is one partition (see the crate's README).
-    let table = NdjsonTable::try_new([&dir], Arc::new(schema))?;
+    let table = NdjsonTable::infer(&ctx.state(), [&dir]).await?;
     ctx.register_table("logs", Arc::new(table))?;
 
     let mut times = Vec::new();
