@@ -17,7 +17,9 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 use datafusion::object_store::path::Path as ObjectPath;
-use datafusion::object_store::{GetOptions, GetRange, GetResultPayload, ObjectStore};
+use datafusion::object_store::{
+    GetOptions, GetRange, GetResultPayload, ObjectStore, ObjectStoreExt,
+};
 use futures::StreamExt;
 use futures::stream::BoxStream;
 
@@ -63,13 +65,9 @@ impl Object {
         }
         let range = self.next..self.len.min(self.next + self.tail);
         self.tail = (self.tail * 2).min(BLOCK as u64);
-        let options = GetOptions::new().with_range(Some(GetRange::Bounded(range.clone())));
         let bytes = self
             .store
-            .get_opts(&self.path, options)
-            .await
-            .map_err(io::Error::other)?
-            .bytes()
+            .get_range(&self.path, range.clone())
             .await
             .map_err(io::Error::other)?;
         if bytes.is_empty() {
