@@ -18,22 +18,29 @@ use ndq_datafusion::{Inference, NdjsonTable};
 
 use common::{DECIMAL, QUERIES, TempDir, run, sample, schema, sessions};
 
-/// The sum of metric `name` over the plan's ndq scans.
+/// The sum of metric `name` over the plan's ndq scans; the plan must have one.
 fn metric(plan: &Arc<dyn ExecutionPlan>, name: &str) -> usize {
-    let own = if plan.name() == "NdjsonExec" {
-        plan.metrics()
-            .unwrap()
-            .sum_by_name(name)
-            .unwrap()
-            .as_usize()
-    } else {
-        0
-    };
-    own + plan
-        .children()
-        .iter()
-        .map(|c| metric(c, name))
-        .sum::<usize>()
+    fn walk(plan: &Arc<dyn ExecutionPlan>, name: &str, scans: &mut usize) -> usize {
+        let own = if plan.name() == "NdjsonExec" {
+            *scans += 1;
+            plan.metrics()
+                .unwrap()
+                .sum_by_name(name)
+                .unwrap()
+                .as_usize()
+        } else {
+            0
+        };
+        own + plan
+            .children()
+            .iter()
+            .map(|c| walk(c, name, scans))
+            .sum::<usize>()
+    }
+    let mut scans = 0;
+    let sum = walk(plan, name, &mut scans);
+    assert!(scans > 0, "no NdjsonExec in the plan");
+    sum
 }
 
 async fn agree(paths: &[PathBuf], partitions: usize, elapsed: DataType, queries: &[&str]) {
