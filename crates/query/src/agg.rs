@@ -363,8 +363,10 @@ impl Plan {
         Accumulator { inner }
     }
 
-    fn new_states(&self) -> Vec<AggState> {
-        self.aggs.iter().map(|a| AggState::new(a.func)).collect()
+    /// A new group's states, one per aggregate (taken by the table without a vector of
+    /// their own).
+    fn new_states(&self) -> impl Iterator<Item = AggState> + '_ {
+        self.aggs.iter().map(|a| AggState::new(a.func))
     }
 
     /// The final rows of a [`Kind::Collect`](crate::plan::Kind::Collect) query from the accumulators merged in
@@ -470,9 +472,21 @@ impl Plan {
         let mut group: Vec<Val<'_>> = Vec::with_capacity(keys);
         let mut sort: Vec<Val<'static>> = Vec::with_capacity(self.order.len());
         let mut aggs: Vec<Val<'static>> = Vec::with_capacity(self.aggs.len());
+        // Ordered by aggregates alone (`order by n desc`): a group's sort keys are known
+        // before its keys are decoded, so one that cannot be among the best `want` is
+        // passed over first (whatever `having` would say of it: it would not be kept
+        // either way). Most groups of a key of many values go no further.
+        let aggs_only = ordered && self.order.iter().all(|(ex, _)| matches!(ex, Ex::Agg(_)));
+        // Whether a group of these sort keys and number sorts before the worst kept one.
+        let better = |best: &BinaryHeap<Ranked>, sort_keys: &[Val<'_>], seq: u64| {
+            best.len() < want
+                || best.peek().is_some_and(|worst| {
+                    cmp_keys(sort_keys, &worst.keys, d)
+                        .then(seq.cmp(&worst.seq))
+                        .is_lt()
+                })
+        };
         for (seq, bytes, states) in table.groups_mut(self.aggs.len()) {
-            group.clear();
-            decode_keys(bytes, keys, &mut group);
             aggs.clear();
             aggs.extend(
                 states
@@ -480,6 +494,23 @@ impl Plan {
                     .zip(&self.aggs)
                     .map(|(s, spec)| s.finish(spec)),
             );
+            if aggs_only {
+                let cx = Cx {
+                    aggs: &aggs,
+                    ..Cx::default()
+                };
+                sort.clear();
+                sort.extend(
+                    self.order
+                        .iter()
+                        .map(|(ex, _)| eval(ex, NoDoc, cx, &mut scratch).into_owned()),
+                );
+                if bounded && !better(&best, &sort, seq) {
+                    continue;
+                }
+            }
+            group.clear();
+            decode_keys(bytes, keys, &mut group);
             let cx = Cx {
                 keys: &group,
                 aggs: &aggs,
@@ -490,8 +521,8 @@ impl Plan {
             {
                 continue;
             }
-            sort.clear();
-            if ordered {
+            if ordered && !aggs_only {
+                sort.clear();
                 sort.extend(
                     self.order
                         .iter()
@@ -499,15 +530,8 @@ impl Plan {
                 );
             }
             let sort_keys: &[Val<'_>] = if ordered { &sort } else { &group };
-            if bounded && best.len() >= want {
-                let better = best.peek().is_some_and(|worst| {
-                    cmp_keys(sort_keys, &worst.keys, d)
-                        .then(seq.cmp(&worst.seq))
-                        .is_lt()
-                });
-                if !better {
-                    continue;
-                }
+            if bounded && !aggs_only && !better(&best, sort_keys, seq) {
+                continue;
             }
             let mut tag = Vec::new();
             if self.distinct {

@@ -1141,3 +1141,66 @@ fn many_groups_merge_as_one_pass_for_every_split() {
         }
     }
 }
+
+/// Ordered by aggregates alone with a limit (the groups that cannot be among the first are
+/// passed over before their keys are read): the rows equal the full sort's, `offset` rows
+/// skipped and cut to `limit`, among many groups of equal counts, with and without `having`
+/// (which the passing over must not change), however the lines are cut into chunks and the
+/// chunks merged.
+#[test]
+fn top_groups_by_aggregates_equal_the_full_sort_cut() {
+    let lines = many_group_lines(0x2545_f491_4f6c_dd1d, 4000);
+    let shapes = [
+        "select k, count(*) as c group by k order by c desc",
+        "select k, count(*) as c group by k order by c",
+        "select k, count(*) as c, max(v) as m group by k order by c desc, m",
+        "select k, count(*) as c group by k having k <> 'key3' and count(*) < 4 \
+         order by c desc",
+        "select n, count(*) filter (where st >= 500) as e group by n order by e desc",
+        "select count(*) as c, min(s) group by s, st order by count(*) desc, min(v)",
+    ];
+    for full_query in shapes {
+        let full_plan = Plan::compile(full_query).unwrap_or_else(|e| panic!("{full_query}: {e}"));
+        let full = finished(&full_plan, lazy_accumulator(&full_plan, &lines));
+        let rows: Vec<&str> = full.split(';').filter(|r| !r.is_empty()).collect();
+        assert!(rows.len() >= 40, "{full_query}: {} groups", rows.len());
+        for (limit, offset) in [(1, 0), (3, 0), (10, 5), (0, 2), (50, 0), (3, rows.len())] {
+            let query = format!("{full_query} limit {limit} offset {offset}");
+            let plan = Plan::compile(&query).unwrap_or_else(|e| panic!("{query}: {e}"));
+            let cut = rows
+                .iter()
+                .skip(offset)
+                .take(limit)
+                .copied()
+                .collect::<Vec<_>>()
+                .join(";");
+            assert_eq!(
+                finished(&plan, lazy_accumulator(&plan, &lines)),
+                cut,
+                "{query}"
+            );
+            for (size, seal) in [(1, true), (97, false), (500, true)] {
+                let chunks = lazy_chunks(&plan, &lines, size, seal);
+                let mut one_by_one = crate::Accumulator::default();
+                for acc in chunks.iter().cloned() {
+                    one_by_one.merge(acc);
+                }
+                assert_eq!(
+                    finished(&plan, one_by_one),
+                    cut,
+                    "merged one by one, chunks of {size}: {query}"
+                );
+                let mut batched = crate::Accumulator::default();
+                let mut rest = chunks.into_iter().peekable();
+                while rest.peek().is_some() {
+                    batched.merge_all(rest.by_ref().take(4).collect());
+                }
+                assert_eq!(
+                    finished(&plan, batched),
+                    cut,
+                    "merged 4 at a time, chunks of {size}: {query}"
+                );
+            }
+        }
+    }
+}

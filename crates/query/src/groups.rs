@@ -400,14 +400,15 @@ impl<S: Send + Sync> Groups<S> {
 
     /// The states of the group whose encoded key is `bytes[..key]` (`hash` its
     /// [`hash_key`]); when the group is new, it is made from `bytes` (the encoded key, then
-    /// its spelling: [`write_spelling`] of each key) and the states `make` gives.
+    /// its spelling: [`write_spelling`] of each key) and the states `make` gives, written
+    /// straight into the table's flat vector of states (no vector of its own per new group).
     #[inline]
-    pub fn entry(
+    pub fn entry<I: IntoIterator<Item = S>>(
         &mut self,
         hash: u64,
         bytes: &[u8],
         key: usize,
-        make: impl FnOnce() -> Vec<S>,
+        make: impl FnOnce() -> I,
     ) -> &mut [S] {
         let p = if self.parts.len() == 1 {
             0
@@ -747,7 +748,7 @@ mod tests {
                 let h = hash_key(&k);
                 let len = k.len();
                 write_spelling(&key(i), &mut k);
-                g.entry(h, &k, len, || vec![0])[0] += 1;
+                g.entry(h, &k, len, || [0])[0] += 1;
             }
             g
         };
