@@ -486,7 +486,28 @@ impl Plan {
                         .is_lt()
                 })
         };
+        // Ordered by one aggregate (`order by count(*) desc limit k`, the commonest): when
+        // it is a count, a group's count is compared with the worst kept one's as the
+        // integer it is, before anything of the group is finished.
+        let by_one = match self.order.as_slice() {
+            [(Ex::Agg(i), _)] => Some(*i),
+            _ => None,
+        };
         for (seq, bytes, states) in table.groups_mut(self.aggs.len()) {
+            if bounded
+                && let Some(i) = by_one
+                && let Some(AggState::Count(n)) = states.get(i)
+                && best.len() >= want
+                && let Some(worst) = best.peek()
+                && let [Val::Num(Num::Dec(w), _)] = worst.keys.as_slice()
+                && let Some(w) = w.to_u64()
+            {
+                let o = n.cmp(&w);
+                let o = if d & 1 == 1 { o.reverse() } else { o };
+                if o.then(seq.cmp(&worst.seq)).is_ge() {
+                    continue;
+                }
+            }
             aggs.clear();
             aggs.extend(
                 states
