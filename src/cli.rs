@@ -41,7 +41,8 @@ validated. `--strict` validates every line (and so skips none).
 Environment: NDQ_SCANNER=auto|scalar|avx2 pins the JSON scanner (auto by default);
 NDQ_PREFILTER=off turns both skips off (for comparisons; on by default);
 NDQ_INFLATE=stream streams every .gz input instead of inflating its members whole
-with libdeflate (for comparisons; whole by default, for members up to 256 MiB);
+with libdeflate (for comparisons; whole by default, while the outputs of members over
+256 MiB fit in a quarter of the memory);
 --color auto (the default) colours stdout and stderr only where each is a terminal, and
 not when NO_COLOR is set (non-empty) or TERM=dumb.
 

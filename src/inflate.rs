@@ -4,8 +4,8 @@
 //! few hundred KiB at a time; libdeflate inflates a whole member into one buffer at about
 //! twice its speed (measured in `benches/files.md`), but needs the member's compressed bytes
 //! and room for all its output up front, and does not say where the member ended. So a
-//! regular `.gz` file of at most [`FILE_MAX`] bytes is mapped whole, and each member is
-//! inflated whole when its end can be proven without inflating it twice:
+//! regular `.gz` file is mapped whole, and each member is inflated whole when its end can be
+//! proven without inflating it twice:
 //!
 //! ```text
 //! at = 0
@@ -13,19 +13,33 @@
 //!     end = at + BSIZE + 1 when the member has a BGZF header (bgzip); otherwise the first
 //!           place after `at` that looks like a member header (a member ends only where
 //!           the next one starts), or the end of the file
-//!     size = the 4 bytes before `end` (ISIZE: the member's output size mod 2^32, when
-//!            `end` is its end)
-//!     inflate gz[at..end] into `size` bytes with libdeflate, which checks the member's
-//!       CRC-32 and ISIZE and ignores what follows the member; it must fill them exactly
-//!     the member ends right after a place holding its ISIZE: if exactly one place in
-//!       gz[at..end] does (or, failing that, holds its whole trailer, CRC-32 and ISIZE),
-//!       and that place ends at `end`, the member is proven to end there: at = end
-//!     a candidate that was not the end (libdeflate ran out of input or room): try the next
-//!       one, up to ATTEMPTS
-//!     anything else (an ambiguous end, a member larger than MEMBER_MAX, an FHCRC header,
-//!       garbage after a member, a corrupt member): the rest of the file, from `at`, goes
+//!     isize = the 4 bytes before `end` (ISIZE: the member's output size mod 2^32, when
+//!             `end` is its end)
+//!     for size in isize, isize + 4 GiB, isize + 8 GiB (the sizes ISIZE allows, those that
+//!       gz[at..end] could hold at deflate's greatest ratio, and only while the room is
+//!       allowed: up to MEMBER_MAX always, beyond it within the budget):
+//!         inflate gz[at..end] into `size` bytes with libdeflate, which checks the member's
+//!           CRC-32 and ISIZE and ignores what follows the member
+//!         not enough room: the next size
+//!         it filled them exactly, and the member ends right after a place holding its
+//!           ISIZE: if exactly one place in gz[at..end] does (or, failing that, holds its
+//!           whole trailer, CRC-32 and ISIZE), and that place ends at `end`, the member is
+//!           proven to end there: at = end, hand the output on
+//!         it filled fewer bytes, or its end is not proven: a surprise, stream the rest
+//!         bad data (not a member's end, or a corrupt member): the next candidate end
+//!     no size left, or the room refused: the next candidate end, up to ATTEMPTS
+//!     anything else (an ambiguous end, an FHCRC header, garbage after a member, a corrupt
+//!       member, a member beyond the budget): the rest of the file, from `at`, goes
 //!       through the streaming decoder, as the whole file would without this module
 //! ```
+//!
+//! The budget ([`Budget`]) bounds the memory of the large outputs: every output of more
+//! than [`MEMBER_MAX`] bytes is reserved from it before it is inflated and returned when
+//! the driver hands the block back ([`recycle`]), and all of them alive at once hold at
+//! most a quarter of the machine's memory (`/proc/meminfo`'s `MemTotal`, or the cgroup's
+//! `memory.max` when smaller; nothing beyond `MEMBER_MAX` where neither can be read). A
+//! large buffer's pages are faulted in on two threads before libdeflate writes them (fresh
+//! pages cost about as much as the inflate itself, `benches/files.md`).
 //!
 //! bgzip's members (at most 64 KiB of output each, their sizes in their headers) are taken
 //! in runs of up to 16 MiB of output, inflated on two threads into one buffer, each member's
@@ -43,14 +57,14 @@ use std::sync::Mutex;
 
 use memchr::memmem;
 
-/// Compressed files up to this size are read whole and inflated member by member; larger
-/// ones (and standard input, and pipes) are streamed. (Several files are read at once, one
-/// more than `--threads`.)
-pub const FILE_MAX: u64 = 256 << 20;
+/// Compressed files up to this size are mapped whole and inflated member by member (the
+/// map is the page cache's memory, not the process's; any file a map can hold); standard
+/// input and pipes are streamed.
+pub const FILE_MAX: u64 = isize::MAX as u64;
 
-/// Members whose output is larger than this are streamed: a whole member is held in memory
-/// (twice while the previous one is still being evaluated), and the fresh memory a large
-/// buffer needs costs about as much as what libdeflate saves (see `benches/files.md`).
+/// Members whose output is at most this large are inflated whole as they come (into spare
+/// buffers when there are some, [`recycle`]); a larger one only within the [`Budget`], into
+/// a buffer of its own, freed once the driver hands it back.
 pub const MEMBER_MAX: usize = 256 << 20;
 
 /// The least size of a gzip member: a 10-byte header, an empty deflate stream, the 8-byte
@@ -101,21 +115,44 @@ pub struct Members {
     helper: libdeflater::Decompressor,
     /// No run of BGZF members is tried before this offset (one failed there).
     no_run_before: usize,
+    /// How large a member may be to be inflated whole.
+    limits: Limits,
+}
+
+/// How large a member may be to be inflated whole.
+#[derive(Clone, Copy)]
+pub struct Limits {
+    /// Members of at most this much output are inflated whole as they come ([`MEMBER_MAX`]).
+    pub member: usize,
+    /// Larger ones only when their output fits in this budget beside the other large
+    /// outputs alive ([`Budget::global`]).
+    pub budget: &'static Budget,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            member: MEMBER_MAX,
+            budget: Budget::global(),
+        }
+    }
 }
 
 impl Members {
-    /// Read `file` whole when it is small enough (`None`: stream it).
+    /// Map `file` whole when its members may be inflated whole (`None`: stream it).
     pub fn read(file: &File, len: u64) -> io::Result<Option<Members>> {
         if len > FILE_MAX || len < MEMBER_MIN as u64 {
             return Ok(None);
         }
+        let limits = Limits::default();
         let mut f = file.try_clone()?;
-        // The last member's ISIZE: when it is too large to inflate whole, the file is most
-        // likely one large member, streamed without reading it into memory first.
+        // The last member's ISIZE: when even that is more than the budget could ever give,
+        // the file is most likely one large member, streamed without mapping it first.
         let mut isize = [0; 4];
         f.seek(SeekFrom::Start(len - 4))?;
         f.read_exact(&mut isize)?;
-        if u32::from_le_bytes(isize) as usize > MEMBER_MAX {
+        let last = u32::from_le_bytes(isize) as usize;
+        if last > limits.member && last > limits.budget.cap {
             return Ok(None);
         }
         // Mapped rather than read: the page cache's pages, not fresh memory of our own.
@@ -125,12 +162,18 @@ impl Members {
 
     /// Members of the gzip data `gz`.
     pub fn new(gz: Bytes) -> Members {
+        Members::with_limits(gz, Limits::default())
+    }
+
+    /// Members of the gzip data `gz`, inflated whole within `limits`.
+    pub fn with_limits(gz: Bytes, limits: Limits) -> Members {
         Members {
             gz,
             at: 0,
             decompressor: libdeflater::Decompressor::new(),
             helper: libdeflater::Decompressor::new(),
             no_run_before: 0,
+            limits,
         }
     }
 
@@ -169,7 +212,14 @@ impl Members {
     /// The member at `at` inflated whole, `at` moved past it; `None` when it must be
     /// streamed.
     fn member(&mut self) -> Option<Vec<u8>> {
-        let rest = &self.gz[self.at..];
+        let Members {
+            gz,
+            at,
+            decompressor,
+            limits,
+            ..
+        } = self;
+        let rest = &gz[*at..];
         let header = Header::parse(rest)?;
         if header.hcrc {
             // libdeflate skips a header CRC without checking it; the streaming decoder checks.
@@ -183,19 +233,22 @@ impl Members {
                 None => next_header(rest, from),
             };
             let region = rest.get(..end)?;
-            let size = le32(&region[end - 4..]) as usize;
-            if size <= MEMBER_MAX {
-                let mut out = take(size);
-                match self.decompressor.gzip_decompress(region, &mut out) {
-                    Ok(n) if n == size && proven_end(region, &out) => {
-                        self.at += end;
-                        return Some(out);
-                    }
-                    // The member ended before `end`, and what follows it is no member.
-                    Ok(_) => return None,
-                    // Not a member's end (or a corrupt member).
-                    Err(_) => recycle(out),
+            let isize = le32(&region[end - 4..]);
+            let mut first = true;
+            let tried = sized(isize, |size| {
+                let fault = std::mem::take(&mut first);
+                inflate_into(decompressor, limits, region, size, fault)
+            });
+            match tried {
+                Tried::Filled(out) => {
+                    *at += end;
+                    return Some(out);
                 }
+                // The member ended before `end`, and what follows it is no member; or it
+                // ended where its end cannot be proven.
+                Tried::Surprise => return None,
+                // Not a member's end (or a corrupt member), or no room for it.
+                Tried::TooSmall | Tried::NotHere | Tried::Refused => {}
             }
             if end == rest.len() {
                 return None;
@@ -268,6 +321,212 @@ impl Members {
         let mut cursor = io::Cursor::new(gz);
         cursor.set_position(self.at as u64);
         Box::new(cursor)
+    }
+}
+
+/// What inflating a member into room for `size` bytes gave.
+#[derive(Debug, PartialEq)]
+enum Tried<T> {
+    /// The member filled the room exactly and provably ends where its bytes do.
+    Filled(T),
+    /// It needs more room (libdeflate's "insufficient space").
+    TooSmall,
+    /// Its bytes are not a whole member (not its end, or corrupt: libdeflate's "bad data").
+    NotHere,
+    /// It left room to spare, or its end is not proven: something unusual, for the stream.
+    Surprise,
+    /// No room of that size is allowed (beyond the budget, or more than the member's bytes
+    /// could hold).
+    Refused,
+}
+
+/// The candidate sizes of a member whose trailer says `isize` (its size mod 2^32).
+const SIZES: u64 = 3;
+
+/// Try each size a member whose trailer says `isize` may have, smallest first: `isize`,
+/// `isize + 4 GiB`, `isize + 8 GiB`, as long as `inflate` says the room was too small.
+fn sized<T>(isize: u32, mut inflate: impl FnMut(usize) -> Tried<T>) -> Tried<T> {
+    for k in 0..SIZES {
+        let Ok(size) = usize::try_from(u64::from(isize) + (k << 32)) else {
+            return Tried::Refused;
+        };
+        match inflate(size) {
+            Tried::TooSmall => {}
+            other => return other,
+        }
+    }
+    Tried::TooSmall
+}
+
+/// The most output deflate can encode per compressed byte (a 258-byte match in at most a
+/// couple of bits), rounded up.
+const RATIO_MAX: usize = 1032;
+
+/// Inflate the member that `region` may hold into `size` bytes: a spare buffer when `size`
+/// is at most `limits.member`, else a buffer of its own reserved from the budget (its pages
+/// faulted in first when `fault`), handed back to the budget unless the member filled it.
+fn inflate_into(
+    decompressor: &mut libdeflater::Decompressor,
+    limits: &Limits,
+    region: &[u8],
+    size: usize,
+    fault: bool,
+) -> Tried<Vec<u8>> {
+    if size > region.len().saturating_mul(RATIO_MAX) + 1024 {
+        return Tried::Refused;
+    }
+    let large = size > limits.member;
+    // Room for the start of a line kept in front of the output ([`crate::input`]'s push).
+    let room = size + (size / 16).min(64 << 20);
+    if large && !limits.budget.reserve(room) {
+        return Tried::Refused;
+    }
+    let mut out = if large {
+        fresh(size, room, fault)
+    } else {
+        take(size)
+    };
+    let tried = match decompressor.gzip_decompress(region, &mut out) {
+        Ok(n) if n == size && proven_end(region, &out) => {
+            if large {
+                limits.budget.hand_on(&out, room);
+            }
+            return Tried::Filled(out);
+        }
+        Ok(_) => Tried::Surprise,
+        Err(libdeflater::DecompressionError::InsufficientSpace) => Tried::TooSmall,
+        Err(libdeflater::DecompressionError::BadData) => Tried::NotHere,
+    };
+    if large {
+        drop(out);
+        limits.budget.release(room);
+    } else {
+        recycle(out);
+    }
+    tried
+}
+
+/// A buffer of `len` bytes with room for `room` (contents unspecified), fresh memory; its
+/// pages faulted in on two threads when `fault` (one a member is about to fill: faulting a
+/// page costs about as much as inflating into it, and the evaluating workers wait anyway).
+fn fresh(len: usize, room: usize, fault: bool) -> Vec<u8> {
+    // Zeroed by the allocator (fresh pages, not written).
+    let mut buf = vec![0u8; room];
+    buf.truncate(len);
+    if fault {
+        let (head, tail) = buf.split_at_mut(len / 2);
+        std::thread::scope(|scope| {
+            scope.spawn(|| touch(tail));
+            touch(head);
+        });
+    }
+    buf
+}
+
+/// Write a byte of every page of `part` (a store of zero into fresh memory may be left out).
+fn touch(part: &mut [u8]) {
+    for page in part.chunks_mut(4096) {
+        page[0] = 1;
+    }
+}
+
+/// The memory the large outputs (more than [`MEMBER_MAX`] bytes) alive at once may hold.
+pub struct Budget {
+    /// At most this many bytes.
+    cap: usize,
+    held: Mutex<Held>,
+}
+
+#[derive(Default)]
+struct Held {
+    /// Bytes reserved (outputs being inflated or handed on).
+    used: usize,
+    /// The outputs handed on: (address, bytes), until they come back through [`recycle`].
+    out: Vec<(usize, usize)>,
+}
+
+impl Budget {
+    /// A budget of `cap` bytes.
+    pub const fn new(cap: usize) -> Budget {
+        Budget {
+            cap,
+            held: Mutex::new(Held {
+                used: 0,
+                out: Vec::new(),
+            }),
+        }
+    }
+
+    /// The process's budget: a quarter of the machine's memory.
+    pub fn global() -> &'static Budget {
+        static GLOBAL: std::sync::OnceLock<Budget> = std::sync::OnceLock::new();
+        GLOBAL.get_or_init(|| Budget::new(memory().map_or(0, |m| m / 4)))
+    }
+
+    fn held(&self) -> std::sync::MutexGuard<'_, Held> {
+        self.held.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Reserve `bytes`, if the cap allows.
+    fn reserve(&self, bytes: usize) -> bool {
+        let mut held = self.held();
+        let fits = held.used.saturating_add(bytes) <= self.cap;
+        if fits {
+            held.used += bytes;
+        }
+        fits
+    }
+
+    /// Give back `bytes` reserved.
+    fn release(&self, bytes: usize) {
+        let mut held = self.held();
+        held.used = held.used.saturating_sub(bytes);
+    }
+
+    /// `buf`, for which `bytes` are reserved, is handed on; [`Budget::returned`] gives them
+    /// back.
+    fn hand_on(&self, buf: &[u8], bytes: usize) {
+        self.held().out.push((buf.as_ptr() as usize, bytes));
+    }
+
+    /// Whether `buf` is an output handed on (its reservation is then given back).
+    fn returned(&self, buf: &[u8]) -> bool {
+        let mut held = self.held();
+        let at = buf.as_ptr() as usize;
+        match held.out.iter().position(|&(a, _)| a == at) {
+            Some(i) => {
+                let (_, bytes) = held.out.swap_remove(i);
+                held.used = held.used.saturating_sub(bytes);
+                true
+            }
+            None => false,
+        }
+    }
+}
+
+/// The machine's memory in bytes: `MemTotal` of `/proc/meminfo`, or the cgroup's
+/// `memory.max` when that is smaller; `None` when neither can be read.
+fn memory() -> Option<usize> {
+    let total = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|info| mem_total(&info));
+    let group = std::fs::read_to_string("/sys/fs/cgroup/memory.max")
+        .ok()
+        .and_then(|max| max.trim().parse::<usize>().ok());
+    match (total, group) {
+        (Some(t), Some(g)) => Some(t.min(g)),
+        (t, g) => t.or(g),
+    }
+}
+
+/// `MemTotal` of `/proc/meminfo`'s text, in bytes.
+fn mem_total(info: &str) -> Option<usize> {
+    let line = info.lines().find(|l| l.starts_with("MemTotal:"))?;
+    let mut words = line["MemTotal:".len()..].split_whitespace();
+    let kib: usize = words.next()?.parse().ok()?;
+    match words.next() {
+        Some("kB") => kib.checked_mul(1024),
+        _ => None,
     }
 }
 
@@ -436,9 +695,10 @@ fn take(len: usize) -> Vec<u8> {
     }
 }
 
-/// Hand back an evaluated block, to be inflated into again.
+/// Hand back an evaluated block, to be inflated into again (a large member's output is
+/// freed, and its memory given back to the budget).
 pub fn recycle(block: Vec<u8>) {
-    if block.capacity() < SPARE_MIN {
+    if block.capacity() < SPARE_MIN || Budget::global().returned(&block) {
         return;
     }
     let mut spares = SPARE.lock().unwrap_or_else(|p| p.into_inner());
@@ -748,5 +1008,250 @@ mod tests {
             &[gz.clone(), gzip(line)].concat(),
             Some(&[&data[..], line].concat()),
         );
+    }
+
+    /// Limits for a test: members of more than `member` bytes reserved from a budget of `cap`
+    /// bytes of its own.
+    fn limits(member: usize, cap: usize) -> Limits {
+        Limits {
+            member,
+            budget: Box::leak(Box::new(Budget::new(cap))),
+        }
+    }
+
+    /// What `Members` hands on for `gz` within `limits`, then the rest streamed, as
+    /// `crate::input` does: the bytes, the error that ended them, and how many bytes came
+    /// from members inflated whole (kept, as the driver keeps a block it evaluates).
+    fn drain(gz: &[u8], limits: Limits) -> (Vec<u8>, Option<String>, Vec<Vec<u8>>) {
+        let mut members = Members::with_limits(Bytes::Owned(gz.to_vec()), limits);
+        let mut data = Vec::new();
+        let mut outs = Vec::new();
+        loop {
+            match members.next() {
+                Step::Output(out) => {
+                    data.extend_from_slice(&out);
+                    outs.push(out);
+                }
+                Step::End => return (data, None, outs),
+                Step::Rest(rest) => {
+                    let err = flate2::read::MultiGzDecoder::new(rest)
+                        .read_to_end(&mut data)
+                        .err()
+                        .map(|e| e.to_string());
+                    return (data, err, outs);
+                }
+            }
+        }
+    }
+
+    /// `gz` through the streaming decoder alone.
+    fn streamed(gz: &[u8]) -> (Vec<u8>, Option<String>) {
+        let mut data = Vec::new();
+        let err = flate2::read::MultiGzDecoder::new(gz)
+            .read_to_end(&mut data)
+            .err()
+            .map(|e| e.to_string());
+        (data, err)
+    }
+
+    /// Within `limits`, `gz` gives what the stream gives (the same bytes, or the same error
+    /// after a prefix of its bytes); the bytes inflated whole.
+    #[track_caller]
+    fn same_within(gz: &[u8], limits: Limits) -> usize {
+        let (data, err, outs) = drain(gz, limits);
+        let (want, want_err) = streamed(gz);
+        assert_eq!(err, want_err, "{} bytes of gzip", gz.len());
+        if err.is_none() {
+            assert!(data == want, "{} bytes of {}", data.len(), want.len());
+        } else {
+            assert!(want.starts_with(&data) || data.starts_with(&want));
+        }
+        outs.iter().map(Vec::len).sum()
+    }
+
+    #[test]
+    fn members_above_the_member_limit_are_inflated_whole_within_the_budget() {
+        let data = sample(20_000);
+        let two = [data.clone(), data.clone()].concat();
+        for (gz, want) in [
+            (gzip(&data), &data),
+            (members(&data, 7000), &data),
+            ([gzip(&data), gzip(&data)].concat(), &two),
+            ([gzip(&data[..100]), gzip(&data[100..])].concat(), &data),
+        ] {
+            assert_eq!(same_within(&gz, limits(1000, 1 << 20)), want.len());
+            let within = limits(1000, 1 << 20);
+            let (_, _, outs) = drain(&gz, within);
+            // The large outputs hold their room until they come back.
+            assert!(within.budget.held().used >= want.len() - 100);
+            for out in &outs {
+                assert_eq!(within.budget.returned(out), out.len() > 1000);
+            }
+            assert_eq!(within.budget.held().used, 0);
+        }
+        // Every output given back: nothing held.
+        let within = limits(1000, 1 << 20);
+        let (_, _, outs) = drain(&members(&data, 7000), within);
+        for out in &outs {
+            assert!(within.budget.returned(out));
+        }
+        assert_eq!(within.budget.held().used, 0);
+        assert!(within.budget.held().out.is_empty());
+    }
+
+    #[test]
+    fn members_beyond_the_budget_are_streamed() {
+        let data = sample(20_000);
+        // No room at all: all streamed, the same bytes.
+        assert_eq!(same_within(&gzip(&data), limits(1000, 10_000)), 0);
+        // Room for one member's output at a time: the second is streamed while the first
+        // is held, from its start.
+        let gz = members(&data, 10_000);
+        let one = limits(1000, 12_000);
+        assert_eq!(same_within(&gz, one), 10_000);
+        // Once the first comes back, the same file is inflated whole again.
+        let one = limits(1000, 12_000);
+        let mut first = Members::with_limits(Bytes::Owned(gz.clone()), one);
+        let Step::Output(out) = first.next() else {
+            panic!("the first member is inflated whole");
+        };
+        assert!(matches!(first.next(), Step::Rest(_)));
+        assert!(one.budget.returned(&out));
+        let mut again = Members::with_limits(Bytes::Owned(gz.clone()), one);
+        let Step::Output(out) = again.next() else {
+            panic!("the first member is inflated whole");
+        };
+        assert!(one.budget.returned(&out));
+        assert!(matches!(again.next(), Step::Output(_)));
+        // Members below the member limit never ask the budget.
+        assert_eq!(same_within(&gz, limits(10_000, 0)), data.len());
+    }
+
+    #[test]
+    fn large_members_truncated_or_corrupt_are_the_stream_s_error() {
+        let data = sample(20_000);
+        for gz in [gzip(&data), members(&data, 7000)] {
+            for cut in [1, 4, 5, 8, 9, 100, gz.len() / 2, gz.len() - 11] {
+                same_within(&gz[..gz.len() - cut], limits(1000, 1 << 20));
+            }
+            for at in [1, 3, 4, 5, 8, 9, gz.len() / 2, 20] {
+                for bit in [1u8, 0x80] {
+                    let mut bad = gz.clone();
+                    let i = bad.len() - at;
+                    bad[i] ^= bit;
+                    same_within(&bad, limits(1000, 1 << 20));
+                }
+            }
+            same_within(&[&gz[..], b"garbage"].concat(), limits(1000, 1 << 20));
+        }
+    }
+
+    #[test]
+    #[cfg(target_pointer_width = "64")]
+    fn isize_candidates_go_up_by_4_gib() {
+        const GIB4: usize = 1 << 32;
+        /// What a member of `truth` bytes does in each room, and the rooms tried.
+        fn run(isize: u32, truth: u64, short: bool) -> (Tried<u64>, Vec<u64>) {
+            let mut rooms = Vec::new();
+            let got = sized(isize, |size| {
+                let size = size as u64;
+                rooms.push(size);
+                match size.cmp(&truth) {
+                    std::cmp::Ordering::Less => Tried::TooSmall,
+                    std::cmp::Ordering::Equal if !short => Tried::Filled(size),
+                    _ => Tried::Surprise,
+                }
+            });
+            (got, rooms)
+        }
+        let g = GIB4 as u64;
+        // Under 4 GiB: ISIZE is the size.
+        assert_eq!(run(123, 123, false), (Tried::Filled(123), vec![123]));
+        // Over 4 GiB and over 8 GiB: the size wrapped once and twice.
+        assert_eq!(
+            run(123, g + 123, false),
+            (Tried::Filled(g + 123), vec![123, g + 123])
+        );
+        assert_eq!(
+            run(7, 2 * g + 7, false),
+            (Tried::Filled(2 * g + 7), vec![7, g + 7, 2 * g + 7])
+        );
+        // Over 12 GiB: three rooms too small, and no more tried.
+        assert_eq!(
+            run(7, 3 * g + 7, false),
+            (Tried::TooSmall, vec![7, g + 7, 2 * g + 7])
+        );
+        // A room to spare is a surprise (libdeflate checked ISIZE: no candidate fits).
+        assert_eq!(run(5, g + 5, true), (Tried::Surprise, vec![5, g + 5]));
+        // A refused or failing room stops the candidates.
+        let mut rooms = 0;
+        let got: Tried<()> = sized(9, |_| {
+            rooms += 1;
+            Tried::Refused
+        });
+        assert_eq!((got, rooms), (Tried::Refused, 1));
+        let got: Tried<()> = sized(9, |_| Tried::NotHere);
+        assert_eq!(got, Tried::NotHere);
+    }
+
+    #[test]
+    fn rooms_beyond_the_deflate_ratio_or_the_budget_are_refused() {
+        let data = sample(20_000);
+        let gz = gzip(&data);
+        let mut d = libdeflater::Decompressor::new();
+        let budget = limits(1000, 1 << 20);
+        // A wrapped size (4 GiB more) that 20 KB of deflate cannot hold.
+        let size = data
+            .len()
+            .saturating_add((u32::MAX as usize).saturating_add(1));
+        assert_eq!(
+            inflate_into(&mut d, &budget, &gz, size, true),
+            Tried::Refused
+        );
+        assert_eq!(budget.budget.held().used, 0);
+        // Over the budget.
+        let small = limits(1000, 5000);
+        assert_eq!(
+            inflate_into(&mut d, &small, &gz, data.len(), true),
+            Tried::Refused
+        );
+        // Too small a room is given back to the budget.
+        assert_eq!(
+            inflate_into(&mut d, &budget, &gz, data.len() - 1, true),
+            Tried::TooSmall
+        );
+        assert_eq!(budget.budget.held().used, 0);
+        // The right room: the output, reserved until it comes back.
+        let Tried::Filled(out) = inflate_into(&mut d, &budget, &gz, data.len(), true) else {
+            panic!("the member fills its room");
+        };
+        assert!(out == data);
+        assert!(budget.budget.held().used >= data.len());
+        assert!(budget.budget.returned(&out));
+        assert_eq!(budget.budget.held().used, 0);
+        // Not the member's end.
+        assert_eq!(
+            inflate_into(&mut d, &budget, &gz[..gz.len() / 2], data.len(), false),
+            Tried::NotHere
+        );
+        assert_eq!(budget.budget.held().used, 0);
+    }
+
+    #[test]
+    fn a_fresh_buffer_has_its_length_and_room() {
+        for (len, room, fault) in [(0, 0, true), (1, 1, true), (10_000, 12_000, true)] {
+            let buf = fresh(len, room, fault);
+            assert_eq!((buf.len(), buf.capacity()), (len, room));
+        }
+        assert_eq!(fresh(5000, 6000, false).len(), 5000);
+    }
+
+    #[test]
+    fn mem_total_is_read_in_bytes() {
+        let info = "MemTotal:       24000000 kB\nMemFree:        1000 kB\n";
+        assert_eq!(mem_total(info), Some(24_000_000 * 1024));
+        assert_eq!(mem_total("MemFree: 1000 kB\n"), None);
+        assert_eq!(mem_total("MemTotal: lots\n"), None);
+        assert!(memory().is_none_or(|m| m > 0));
     }
 }

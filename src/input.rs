@@ -365,8 +365,14 @@ impl Blocks {
 
 impl Drop for Blocks {
     fn drop(&mut self) {
-        lock(&self.shared.state).closed = true;
+        let mut state = lock(&self.shared.state);
+        state.closed = true;
+        // A member's output not taken (the run stopped early) goes back to the pool, and a
+        // large one's memory to the inflater's budget.
+        let left = std::mem::take(&mut state.buf);
+        drop(state);
         self.shared.space.notify_one();
+        self.recycle(left);
     }
 }
 
@@ -482,6 +488,9 @@ fn push(shared: &Shared, cap: usize, piece: Piece<'_>) -> bool {
         state = shared.space.wait(state).unwrap_or_else(|p| p.into_inner());
     }
     if state.closed {
+        if let Piece::Owned(buf) = piece {
+            crate::inflate::recycle(buf);
+        }
         return false;
     }
     let at = state.buf.len();
