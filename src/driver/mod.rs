@@ -1234,10 +1234,9 @@ pub(crate) fn map_window(file: &File, offset: u64, len: usize) -> io::Result<Mma
     // read: then reads see the new bytes, or the process gets SIGBUS past a truncated end.
     // That is the accepted trade of every mmap-based search tool (ripgrep makes the same
     // one): the speed and flat memory for large log files are worth it, and log files are
-    // appended to, not truncated, in normal use. A gzip file of up to `inflate::FILE_MAX`
-    // bytes is mapped whole by `crate::inflate` while its members are inflated (its reader
-    // thread drops the map at the file's end); standard input, pipes, zstd files and larger
-    // gzip files are never mapped.
+    // appended to, not truncated, in normal use. A regular gzip file is mapped whole by
+    // `crate::inflate` while its members are inflated (its reader thread drops the map at
+    // the file's end); standard input, pipes and zstd files are never mapped.
     let map = unsafe { MmapOptions::new().offset(offset).len(len).map(file) }?;
     #[cfg(target_os = "linux")]
     let _ = map.advise(memmap2::Advice::HugePage);
