@@ -15,7 +15,8 @@
 //! SQL defaults to a count and mean duration per level.
 //!
 //! Query options: `--executors N` (2), `--vcores N` tasks at once per executor (2),
-//! `--partitions N` partitions of the stages after the scan (executors × vcores), `--runs N`
+//! `--partitions N` partitions of the scan (byte ranges) and of the stages after it
+//! (executors × vcores), `--runs N`
 //! times the query runs (1; the time of each run and their median are printed).
 //! `scheduler`: `--bind` (127.0.0.1:50050). `executor`: `--bind` (127.0.0.1), `--port` for its
 //! data (50051; it also uses the next port), `--vcores` (2).
@@ -146,7 +147,7 @@ async fn query(args: &Args) -> Res<()> {
     let runs = args.number("--runs", 1).max(1);
 
     // The codecs carry the ndq table to the scheduler and its scan to the executors; the
-    // stages after the scan run in `partitions` partitions.
+    // scan and the stages after it run in `partitions` partitions, spread over the executors.
     let config = ndq_datafusion::ballista::with_codecs(
         SessionConfig::new_with_ballista().with_target_partitions(partitions),
     );
@@ -166,7 +167,6 @@ async fn query(args: &Args) -> Res<()> {
     let ctx = SessionContext::remote_with_state(&url, state).await?;
 
     // The columns and their types from a sample of the logs, as `ndq keys` sees them.
-    // In a Ballista session the scan is one partition (see the crate's README).
     let table = NdjsonTable::infer(&ctx.state(), [&dir]).await?;
     ctx.register_table("logs", Arc::new(table))?;
 

@@ -1,13 +1,15 @@
-//! Codecs that carry an [`NdjsonTable`] and its scan, [`NdjsonExec`], between the processes of
-//! a [Ballista](https://datafusion.apache.org/ballista/) cluster (feature `ballista`).
+//! Codecs that carry an [`NdjsonTable`] and its scan (a `DataSourceExec` over a
+//! `FileScanConfig` whose source is an [`NdjsonSource`]) between the processes of a
+//! [Ballista](https://datafusion.apache.org/ballista/) cluster (feature `ballista`).
 //!
 //! A Ballista client sends its logical plan to the scheduler, which plans the query and sends
 //! each stage's physical plan to the executors: both plans are protobuf, and a table or a scan
 //! that DataFusion does not know travels as bytes made by the session's extension codecs.
 //! [`NdjsonLogicalCodec`] encodes the table (its files, with their lengths, and its schema
 //! comes with the plan); [`NdjsonPhysicalCodec`] encodes the scan (the table's schema, the
-//! projection, the comparisons checked on each line, the limit, and each partition's byte
-//! ranges). Everything else goes to Ballista's own codecs, which each of ours wraps.
+//! projection, the comparisons checked on each line, the limit, the object store's URL, and
+//! each partition's files with their byte ranges). Everything else goes to Ballista's own
+//! codecs, which each of ours wraps.
 //!
 //! The client, the scheduler and every executor must use these codecs: [`with_codecs`] sets
 //! them in a `SessionConfig` (for the client, and for a scheduler or executor started
@@ -15,13 +17,9 @@
 //! process config (`override_logical_codec`, `override_physical_codec`). Executors read the
 //! files by the paths the table was given, so every executor must see them at those paths.
 //!
-//! In a Ballista session the table's scan is one partition, one task: Ballista 55's scheduler
-//! gives each task its share of a stage's partitions only for the scans it knows
-//! (DataFusion's own file scans), so each task would read every partition of the ndq scan.
-//! The physical codec refuses a scan of several partitions (planned in a session without
-//! Ballista's configuration), and the query fails. The stages after the scan
-//! (aggregations, sorts, joins) run in as many partitions as the session asks, on all
-//! executors.
+//! The scan is cut into the session's target partitions of byte ranges, as DataFusion's own
+//! file scans are: the scheduler gives each task its share of them, so the scan is spread
+//! over the executors, each line read once.
 //!
 //! ```no_run
 //! use std::sync::Arc;
@@ -51,7 +49,6 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use ballista_core::config::BallistaConfig;
 use ballista_core::extension::SessionConfigExt;
 use ballista_core::serde::protobuf::scheduler_grpc_client::SchedulerGrpcClient;
 use ballista_core::serde::{BallistaLogicalExtensionCodec, BallistaPhysicalExtensionCodec};
@@ -59,10 +56,15 @@ use datafusion::arrow::datatypes::{Schema, SchemaRef};
 use datafusion::catalog::TableProvider;
 use datafusion::common::{DataFusionError, Result, TableReference};
 use datafusion::datasource::file_format::FileFormatFactory;
+use datafusion::datasource::listing::PartitionedFile;
+use datafusion::datasource::physical_plan::{FileGroup, FileScanConfig, FileScanConfigBuilder};
+use datafusion::datasource::source::DataSourceExec;
+use datafusion::execution::object_store::ObjectStoreUrl;
 use datafusion::execution::{SessionState, SessionStateBuilder, TaskContext};
 use datafusion::logical_expr::{
     AggregateUDF, Extension, HigherOrderUDF, LogicalPlan, ScalarUDF, WindowUDF,
 };
+use datafusion::object_store::path::Path as ObjectPath;
 use datafusion::physical_expr::PhysicalExpr;
 use datafusion::physical_expr_common::physical_expr::proto_decode::PhysicalExprDecodeCtx;
 use datafusion::physical_expr_common::physical_expr::proto_encode::PhysicalExprEncodeCtx;
@@ -75,21 +77,22 @@ use datafusion_proto::physical_plan::{PhysicalExtensionCodec, PhysicalProtoConve
 use datafusion_proto::protobuf;
 use prost::Message;
 
-use crate::{FileRange, NdjsonExec, NdjsonTable, ScanSpec};
+use crate::{NdjsonSource, NdjsonTable, ScanSpec};
 
 /// The first bytes of an encoded table: what tells it from the wrapped codec's bytes.
 const TABLE_TAG: &[u8] = b"ndq.NdjsonTable/1\0";
 /// The first bytes of an encoded scan.
-const EXEC_TAG: &[u8] = b"ndq.NdjsonExec/1\0";
+const EXEC_TAG: &[u8] = b"ndq.NdjsonScan/2\0";
 
-/// Whether `config` is a Ballista session's (it has Ballista's configuration), whose scans
-/// must be one partition.
-pub(crate) fn one_task_scans(config: &SessionConfig) -> bool {
-    config
-        .options()
-        .extensions
-        .get::<BallistaConfig>()
-        .is_some()
+/// The `FileScanConfig` and [`NdjsonSource`] of `plan`, if it is an ndq scan: a
+/// `DataSourceExec` over a `FileScanConfig` whose source is an [`NdjsonSource`].
+pub(crate) fn ndq_scan_of(
+    plan: &Arc<dyn ExecutionPlan>,
+) -> Option<(&FileScanConfig, &NdjsonSource)> {
+    let exec = plan.downcast_ref::<DataSourceExec>()?;
+    let config = exec.data_source().downcast_ref::<FileScanConfig>()?;
+    let source = config.file_source().downcast_ref::<NdjsonSource>()?;
+    Some((config, source))
 }
 
 /// `config` with the codecs of this module as its Ballista logical and physical extension
@@ -164,7 +167,7 @@ impl Default for NdjsonLogicalCodec {
     }
 }
 
-/// The physical extension codec: encodes and decodes [`NdjsonExec`]s, and passes everything
+/// The physical extension codec: encodes and decodes ndq scans, and passes everything
 /// else (Ballista's shuffle stages among them) to the codec it wraps (by default Ballista's).
 #[derive(Debug)]
 pub struct NdjsonPhysicalCodec {
@@ -202,7 +205,9 @@ struct FileProto {
     len: u64,
 }
 
-/// An [`NdjsonExec`]: its [`ScanSpec`].
+/// A `DataSourceExec` over a `FileScanConfig` whose source is an [`NdjsonSource`]: the
+/// source's [`ScanSpec`], and the config's store, files (with their byte ranges), limit and
+/// batch size.
 #[derive(Clone, PartialEq, Message)]
 struct ScanProto {
     #[prost(message, optional, tag = "1")]
@@ -211,12 +216,22 @@ struct ScanProto {
     projection: Vec<u64>,
     #[prost(message, repeated, tag = "3")]
     filters: Vec<protobuf::LogicalExprNode>,
+    /// The source's limit (each range's).
     #[prost(uint64, optional, tag = "4")]
     limit: Option<u64>,
     #[prost(message, repeated, tag = "5")]
     partitions: Vec<PartitionProto>,
+    /// The object store's URL (`file:///` for local files).
+    #[prost(string, tag = "6")]
+    store: String,
+    /// The scan's limit (all its ranges').
+    #[prost(uint64, optional, tag = "7")]
+    scan_limit: Option<u64>,
+    #[prost(uint64, optional, tag = "8")]
+    batch_size: Option<u64>,
 }
 
+/// A file group: one partition's ranges.
 #[derive(Clone, PartialEq, Message)]
 struct PartitionProto {
     #[prost(message, repeated, tag = "1")]
@@ -225,15 +240,17 @@ struct PartitionProto {
 
 #[derive(Clone, PartialEq, Message)]
 struct RangeProto {
+    /// The object's location in the store.
     #[prost(string, tag = "1")]
     path: String,
+    /// The object's length.
     #[prost(uint64, tag = "2")]
-    start: u64,
-    #[prost(uint64, tag = "3")]
-    end: u64,
-    /// The object store's URL, for an object; none for a local file.
-    #[prost(string, optional, tag = "4")]
-    store: Option<String>,
+    len: u64,
+    /// The byte range, if not the whole object.
+    #[prost(int64, optional, tag = "3")]
+    start: Option<i64>,
+    #[prost(int64, optional, tag = "4")]
+    end: Option<i64>,
 }
 
 fn codec_error(what: impl std::fmt::Display) -> DataFusionError {
@@ -397,21 +414,6 @@ impl PhysicalExtensionCodec for NdjsonPhysicalCodec {
             .iter()
             .map(|f| parse_expr(f, ctx, &DefaultLogicalExtensionCodec {}).map_err(codec_error))
             .collect::<Result<_>>()?;
-        let partitions = proto
-            .partitions
-            .into_iter()
-            .map(|p| {
-                p.ranges
-                    .into_iter()
-                    .map(|r| FileRange {
-                        store: r.store.map(Arc::from),
-                        path: Arc::new(PathBuf::from(r.path)),
-                        start: r.start,
-                        end: r.end,
-                    })
-                    .collect()
-            })
-            .collect();
         let spec = ScanSpec {
             table_schema,
             projection: proto
@@ -421,9 +423,33 @@ impl PhysicalExtensionCodec for NdjsonPhysicalCodec {
                 .collect::<Result<_>>()?,
             filters,
             limit: proto.limit.map(to_usize).transpose()?,
-            partitions,
         };
-        Ok(Arc::new(NdjsonExec::try_new(spec)?))
+        let groups = proto
+            .partitions
+            .into_iter()
+            .map(|p| {
+                p.ranges
+                    .into_iter()
+                    .map(|r| {
+                        let mut file = PartitionedFile::new("", r.len);
+                        file.object_meta.location =
+                            ObjectPath::parse(&r.path).map_err(codec_error)?;
+                        if let (Some(start), Some(end)) = (r.start, r.end) {
+                            file = file.with_range(start, end);
+                        }
+                        Ok(file)
+                    })
+                    .collect::<Result<Vec<_>>>()
+                    .map(FileGroup::new)
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let source = Arc::new(NdjsonSource::try_new(spec)?);
+        let config = FileScanConfigBuilder::new(ObjectStoreUrl::parse(&proto.store)?, source)
+            .with_file_groups(groups)
+            .with_limit(proto.scan_limit.map(to_usize).transpose()?)
+            .with_batch_size(proto.batch_size.map(to_usize).transpose()?)
+            .build();
+        Ok(DataSourceExec::from_data_source(config))
     }
 
     fn try_encode(
@@ -432,36 +458,42 @@ impl PhysicalExtensionCodec for NdjsonPhysicalCodec {
         buf: &mut Vec<u8>,
         proto_converter: &dyn PhysicalProtoConverterExtension,
     ) -> Result<()> {
-        let Some(exec) = node.downcast_ref::<NdjsonExec>() else {
+        let Some((config, source)) = ndq_scan_of(&node) else {
             return self.inner.try_encode(node, buf, proto_converter);
         };
-        let spec = exec.spec();
-        if spec.partitions.len() > 1 {
+        // What the message cannot carry is refused, not dropped.
+        if config.file_compression_type.is_compressed()
+            || !config.output_ordering.is_empty()
+            || config.output_partitioning.is_some()
+            || !config.table_partition_cols().is_empty()
+        {
             return Err(DataFusionError::NotImplemented(format!(
-                "an ndq scan of {} partitions cannot run on Ballista: its scheduler gives each \
-                 task its share of a stage only for the scans it knows, and every task would \
-                 read all the partitions of this one. Plan it in a Ballista session \
-                 (`SessionConfig::new_with_ballista`), where the scan is one partition",
-                spec.partitions.len()
+                "ndq Ballista codec: an ndq scan with compression, an output ordering or \
+                 partitioning, or partition columns (over {})",
+                config.object_store_url
             )));
         }
+        let spec = source.spec();
         let filters = spec
             .filters
             .iter()
             .map(|f| serialize_expr(f, &DefaultLogicalExtensionCodec {}).map_err(codec_error))
             .collect::<Result<_>>()?;
-        let partitions = spec
-            .partitions
+        let partitions = config
+            .file_groups
             .iter()
-            .map(|ranges| {
-                let ranges = ranges
+            .map(|group| {
+                let ranges = group
                     .iter()
-                    .map(|r| {
+                    .map(|f| {
+                        if !f.partition_values.is_empty() {
+                            return Err(codec_error("a file with partition values"));
+                        }
                         Ok(RangeProto {
-                            path: path_text(&r.path)?,
-                            start: r.start,
-                            end: r.end,
-                            store: r.store.as_deref().map(str::to_owned),
+                            path: f.object_meta.location.as_ref().to_owned(),
+                            len: f.object_meta.size,
+                            start: f.range.as_ref().map(|r| r.start),
+                            end: f.range.as_ref().map(|r| r.end),
                         })
                     })
                     .collect::<Result<_>>()?;
@@ -476,6 +508,9 @@ impl PhysicalExtensionCodec for NdjsonPhysicalCodec {
             filters,
             limit: spec.limit.map(|l| l as u64),
             partitions,
+            store: config.object_store_url.as_str().to_owned(),
+            scan_limit: config.limit.map(|l| l as u64),
+            batch_size: config.batch_size.map(|b| b as u64),
         };
         encode_tagged(EXEC_TAG, &proto, buf)
     }
@@ -544,6 +579,7 @@ mod tests {
     use super::*;
     use datafusion::arrow::datatypes::{DataType, Field, TimeUnit};
     use datafusion::common::ScalarValue;
+    use datafusion::datasource::file_format::file_compression_type::FileCompressionType;
     use datafusion::physical_plan::collect_partitioned;
     use datafusion::prelude::{SessionConfig, SessionContext, ident, lit};
     use datafusion_proto::physical_plan::DefaultPhysicalProtoConverter;
@@ -581,8 +617,28 @@ mod tests {
         ]))
     }
 
+    /// The files of a scan, as (location, length, range).
+    fn files_of(plan: &Arc<dyn ExecutionPlan>) -> Vec<Vec<(String, u64, Option<(i64, i64)>)>> {
+        let (config, _) = ndq_scan_of(plan).expect("an ndq scan");
+        config
+            .file_groups
+            .iter()
+            .map(|g| {
+                g.iter()
+                    .map(|f| {
+                        (
+                            f.object_meta.location.to_string(),
+                            f.object_meta.size,
+                            f.range.as_ref().map(|r| (r.start, r.end)),
+                        )
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
     /// A table's files and schema come back from its encoding; so do a scan's projection,
-    /// pushed-down filters, limit and byte ranges, and the decoded scan reads the same rows.
+    /// pushed-down filters, limit, store and ranges, and the decoded scan reads the same rows.
     #[tokio::test]
     async fn table_and_scan_survive_the_codecs() {
         let logs = Logs::new("codec");
@@ -594,8 +650,14 @@ mod tests {
         logical
             .try_encode_table_provider(&name, Arc::clone(&provider), &mut buf)
             .unwrap();
-        // A Ballista session's: its scans are one partition, whatever its target partitions.
-        let ballista = SessionConfig::new_with_ballista().with_target_partitions(3);
+        // A Ballista session's: its scans are cut into its target partitions, as elsewhere.
+        // Without work stealing, each partition reads its own ranges: comparable per partition.
+        let ballista = SessionConfig::new_with_ballista()
+            .with_target_partitions(3)
+            .set_bool(
+                "datafusion.execution.enable_file_stream_work_stealing",
+                false,
+            );
         let ctx = SessionContext::new_with_config(ballista);
         let decoded = logical
             .try_decode_table_provider(&buf, &name, schema(), &ctx.task_ctx())
@@ -625,19 +687,17 @@ mod tests {
             let decoded = physical
                 .try_decode(&buf, &[], &ctx.task_ctx(), &converter)
                 .unwrap();
-            let (a, b) = (
-                plan.downcast_ref::<NdjsonExec>().unwrap().spec(),
-                decoded.downcast_ref::<NdjsonExec>().unwrap().spec(),
-            );
-            assert_eq!(b.table_schema, a.table_schema);
-            assert_eq!(b.projection, projection);
+            let ((ca, a), (cb, b)) = (ndq_scan_of(&plan).unwrap(), ndq_scan_of(&decoded).unwrap());
+            assert_eq!(b.spec(), a.spec());
+            assert_eq!(b.spec().projection, projection);
             // Both filters are pushed down, and come back.
-            assert_eq!(a.filters, filters);
-            assert_eq!(b.filters, filters);
-            assert_eq!(b.limit, limit);
-            assert_eq!(b.partitions, a.partitions);
-            // One partition, though the session's target is 3.
-            assert_eq!(b.partitions.len(), 1);
+            assert_eq!(b.spec().filters, filters);
+            assert_eq!(b.spec().limit, limit);
+            assert_eq!(cb.limit, ca.limit);
+            assert_eq!(cb.object_store_url, ca.object_store_url);
+            assert_eq!(files_of(&decoded), files_of(&plan));
+            // The session's 3 target partitions, each a byte range of the file.
+            assert_eq!(files_of(&plan).len(), 3);
 
             let want = collect_partitioned(plan, ctx.task_ctx()).await.unwrap();
             let got = collect_partitioned(decoded, ctx.task_ctx()).await.unwrap();
@@ -646,18 +706,22 @@ mod tests {
         }
     }
 
-    /// A scan cut into several partitions (planned outside a Ballista session) is refused,
-    /// with the way out, rather than sent to a cluster where each task would read all of them.
+    /// A scan the message cannot carry whole (here, of compressed files) is refused rather
+    /// than sent without what it lacks.
     #[tokio::test]
-    async fn scans_of_several_partitions_are_refused() {
+    async fn scans_the_codec_cannot_carry_are_refused() {
         let logs = Logs::new("refused");
         let table = NdjsonTable::try_new([&logs.0], schema()).unwrap();
         let ctx = SessionContext::new_with_config(SessionConfig::new().with_target_partitions(3));
         let plan = table.scan(&ctx.state(), None, &[], None).await.unwrap();
-        assert_eq!(plan.properties().output_partitioning().partition_count(), 3);
+        let (config, _) = ndq_scan_of(&plan).unwrap();
+        let compressed = FileScanConfigBuilder::from(config.clone())
+            .with_file_compression_type(FileCompressionType::GZIP)
+            .build();
+        let plan: Arc<dyn ExecutionPlan> = DataSourceExec::from_data_source(compressed);
         let err = NdjsonPhysicalCodec::default()
             .try_encode(plan, &mut Vec::new(), &DefaultPhysicalProtoConverter {})
             .unwrap_err();
-        assert!(err.to_string().contains("new_with_ballista"), "{err}");
+        assert!(err.to_string().contains("compression"), "{err}");
     }
 }

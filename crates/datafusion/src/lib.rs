@@ -34,37 +34,31 @@ pub mod ballista;
 mod column;
 mod infer;
 mod lines;
+mod source;
 mod store;
 
 pub use infer::Inference;
+pub use source::NdjsonSource;
 
-use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use datafusion::arrow::array::{ArrayRef, RecordBatch, RecordBatchOptions};
 use datafusion::arrow::datatypes::SchemaRef;
 use datafusion::catalog::{Session, TableProvider};
-use datafusion::common::tree_node::TreeNodeRecursion;
 use datafusion::common::{DataFusionError, Result};
-use datafusion::execution::TaskContext;
+use datafusion::datasource::listing::PartitionedFile;
+use datafusion::datasource::physical_plan::{FileGroup, FileScanConfigBuilder};
+use datafusion::datasource::source::DataSourceExec;
+use datafusion::execution::object_store::ObjectStoreUrl;
 use datafusion::execution::runtime_env::RuntimeEnv;
 use datafusion::logical_expr::{Expr, TableProviderFilterPushDown, TableType};
 use datafusion::object_store::path::Path as ObjectPath;
-use datafusion::physical_expr::{EquivalenceProperties, PhysicalExpr};
-use datafusion::physical_plan::execution_plan::{Boundedness, EmissionType};
-use datafusion::physical_plan::metrics::{
-    BaselineMetrics, Count, ExecutionPlanMetricsSet, MetricBuilder, MetricsSet,
-};
-use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
-use datafusion::physical_plan::{
-    DisplayAs, DisplayFormatType, ExecutionPlan, Partitioning, PlanProperties,
-    ReplaceChildrenOptions, SendableRecordBatchStream,
-};
-use ndq_scan::{KeySet, Parser, Scanner, Value};
+use datafusion::physical_plan::ExecutionPlan;
+use datafusion::physical_plan::union::UnionExec;
+use ndq_scan::KeySet;
 
-use column::{Builder, Kind, Predicate, Typed, convert};
+use column::{Kind, Predicate};
 
 /// Below this many bytes a range is not split further: a partition has at least this much
 /// to read (or a whole small file).
@@ -185,6 +179,7 @@ impl NdjsonTable {
             .map(|(path, len)| FileRange {
                 store: None,
                 path: Arc::new(path.clone()),
+                len: *len,
                 start: 0,
                 end: *len,
             })
@@ -194,6 +189,7 @@ impl NdjsonTable {
                 files.push(FileRange {
                     store: Some(o.store.into()),
                     path: Arc::new(PathBuf::from(o.location)),
+                    len: o.len,
                     start: 0,
                     end: o.len,
                 });
@@ -236,6 +232,10 @@ fn partitions(files: &[FileRange], n: usize) -> Vec<Vec<FileRange>> {
         }
     }
     parts
+}
+
+fn to_i64(v: u64) -> Result<i64> {
+    i64::try_from(v).map_err(|e| DataFusionError::External(Box::new(e)))
 }
 
 fn io_error(path: &Path, e: std::io::Error) -> DataFusionError {
@@ -285,29 +285,72 @@ impl TableProvider for NdjsonTable {
             .filter(|f| Predicate::from_expr(f, &self.names, &self.kinds).is_some())
             .cloned()
             .collect();
-        let n = state.config().target_partitions();
-        // A Ballista cluster runs the scan as one task: see `ballista::one_task_scans`.
-        #[cfg(feature = "ballista")]
-        let n = if ballista::one_task_scans(state.config()) {
-            1
-        } else {
-            n
-        };
-        let files = self.list(state).await?;
-        let partitions = partitions(&files, n);
-        Ok(Arc::new(NdjsonExec::try_new(ScanSpec {
+        let spec = ScanSpec {
             table_schema: Arc::clone(&self.schema),
             projection,
             filters: pushed,
             limit,
-            partitions,
-        })?))
+        };
+        let files = self.list(state).await?;
+        scan_plan(spec, &files, state.config().target_partitions())
     }
 }
 
-/// Everything a scan is made of, in plain values: what the Ballista codecs carry to an
-/// executor, which rebuilds the scan from it.
-#[derive(Clone, Debug)]
+/// The scan of `files` by `spec`: a `DataSourceExec` over a `FileScanConfig` whose source is
+/// an [`NdjsonSource`], its files cut into about `n` partitions of byte ranges (DataFusion's
+/// own file scans, so that a Ballista scheduler gives each task its share of them). Files of
+/// several object stores (local files are in `file:///`) make one such scan a store, in a
+/// union.
+pub(crate) fn scan_plan(
+    spec: ScanSpec,
+    files: &[FileRange],
+    n: usize,
+) -> Result<Arc<dyn ExecutionPlan>> {
+    let source = Arc::new(NdjsonSource::try_new(spec)?);
+    // The stores in the order their first file comes.
+    let mut stores: Vec<Option<&Arc<str>>> = Vec::new();
+    for f in files {
+        if !stores.contains(&f.store.as_ref()) {
+            stores.push(f.store.as_ref());
+        }
+    }
+    if stores.is_empty() {
+        stores.push(None);
+    }
+    let mut scans: Vec<Arc<dyn ExecutionPlan>> = Vec::new();
+    for store in stores {
+        let mine: Vec<FileRange> = files
+            .iter()
+            .filter(|f| f.store.as_ref() == store)
+            .cloned()
+            .collect();
+        let url = match store {
+            None => ObjectStoreUrl::local_filesystem(),
+            Some(url) => ObjectStoreUrl::parse(url)?,
+        };
+        let groups = partitions(&mine, n)
+            .into_iter()
+            .map(|ranges| {
+                ranges
+                    .iter()
+                    .map(FileRange::partitioned_file)
+                    .collect::<Result<Vec<_>>>()
+                    .map(FileGroup::new)
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let config = FileScanConfigBuilder::new(url, Arc::clone(&source) as _)
+            .with_file_groups(groups)
+            .with_limit(source.spec().limit)
+            .build();
+        scans.push(DataSourceExec::from_data_source(config));
+    }
+    UnionExec::try_new(scans)
+}
+
+/// What the ndq source of a scan is made of, in plain values: what the Ballista codecs carry
+/// to an executor, which rebuilds the source from it (the files travel in the scan's
+/// `FileScanConfig`).
+#[derive(Clone, Debug, PartialEq)]
 pub(crate) struct ScanSpec {
     /// The table's schema (all its columns).
     pub(crate) table_schema: SchemaRef,
@@ -316,8 +359,6 @@ pub(crate) struct ScanSpec {
     /// The comparisons checked on each line (each one [`Predicate::from_expr`] accepts).
     pub(crate) filters: Vec<Expr>,
     pub(crate) limit: Option<usize>,
-    /// Each partition's byte ranges.
-    pub(crate) partitions: Vec<Vec<FileRange>>,
 }
 
 impl Plan {
@@ -327,7 +368,7 @@ impl Plan {
         let names: Vec<String> = schema.fields().iter().map(|f| f.name().clone()).collect();
         if let Some(&bad) = spec.projection.iter().find(|&&i| i >= kinds.len()) {
             return Err(DataFusionError::Plan(format!(
-                "NdjsonExec: projected column {bad} of {}",
+                "ndq scan: projected column {bad} of {}",
                 kinds.len()
             )));
         }
@@ -336,7 +377,7 @@ impl Plan {
             .iter()
             .map(|f| {
                 Predicate::from_expr(f, &names, &kinds).ok_or_else(|| {
-                    DataFusionError::Plan(format!("NdjsonExec: cannot check filter {f}"))
+                    DataFusionError::Plan(format!("ndq scan: cannot check filter {f}"))
                 })
             })
             .collect::<Result<Vec<Predicate>>>()?;
@@ -379,6 +420,22 @@ impl Plan {
     }
 }
 
+/// What every partition of a scan does to a line.
+#[derive(Debug)]
+pub(crate) struct Plan {
+    /// The first `projected` of `columns` are output; the rest are read for filters only.
+    projected: usize,
+    columns: Vec<(Arc<datafusion::arrow::datatypes::Field>, Kind)>,
+    /// Each column's path of keys.
+    paths: Vec<Vec<String>>,
+    /// Each column's top-level key, as an index into `keys`.
+    tops: Vec<usize>,
+    keys: KeySet,
+    /// (index into `columns`, the comparison)
+    predicates: Vec<(usize, Predicate)>,
+    limit: Option<usize>,
+}
+
 /// Lines of one file that start in `start..end`.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct FileRange {
@@ -388,11 +445,30 @@ pub(crate) struct FileRange {
     pub(crate) store: Option<Arc<str>>,
     /// The local file's path, or the object's location in its store.
     pub(crate) path: Arc<PathBuf>,
+    /// The whole file's length.
+    pub(crate) len: u64,
     pub(crate) start: u64,
     pub(crate) end: u64,
 }
 
 impl FileRange {
+    /// The range as DataFusion's scans name it: an object in its store (a local file in
+    /// `file:///`, by its absolute path), with the byte range.
+    fn partitioned_file(&self) -> Result<PartitionedFile> {
+        let location = match &self.store {
+            None => {
+                let path = std::path::absolute(self.path.as_path()).map_err(|e| self.error(e))?;
+                ObjectPath::from_absolute_path(&path)
+            }
+            Some(_) => ObjectPath::parse(self.path.to_string_lossy()),
+        }
+        .map_err(|e| DataFusionError::External(Box::new(e)))?;
+        let mut file = PartitionedFile::new("", self.len);
+        file.object_meta.location = location;
+        file = file.with_range(to_i64(self.start)?, to_i64(self.end)?);
+        Ok(file)
+    }
+
     /// The file's name for messages: its path, or its URL.
     fn name(&self) -> String {
         match &self.store {
@@ -426,307 +502,6 @@ impl FileRange {
     }
 }
 
-/// What every partition of a scan does to a line.
-#[derive(Debug)]
-struct Plan {
-    /// The first `projected` of `columns` are output; the rest are read for filters only.
-    projected: usize,
-    columns: Vec<(Arc<datafusion::arrow::datatypes::Field>, Kind)>,
-    /// Each column's path of keys.
-    paths: Vec<Vec<String>>,
-    /// Each column's top-level key, as an index into `keys`.
-    tops: Vec<usize>,
-    keys: KeySet,
-    /// (index into `columns`, the comparison)
-    predicates: Vec<(usize, Predicate)>,
-    limit: Option<usize>,
-}
-
-/// The scan of an [`NdjsonTable`]: each partition reads its byte ranges with ndq's scanner.
-///
-/// Metrics: `output_rows`, `bad_lines` (malformed lines, skipped), `mismatched_values` (values
-/// of another type than their column's, read as null) and `filtered_lines` (lines left out by
-/// a pushed-down comparison).
-#[derive(Debug)]
-pub struct NdjsonExec {
-    spec: ScanSpec,
-    schema: SchemaRef,
-    plan: Arc<Plan>,
-    properties: Arc<PlanProperties>,
-    metrics: ExecutionPlanMetricsSet,
-}
-
-impl NdjsonExec {
-    /// The scan `spec` describes; fails on a column type the scan cannot produce, a
-    /// projection out of range, or a filter the scan cannot check.
-    pub(crate) fn try_new(spec: ScanSpec) -> Result<NdjsonExec> {
-        let plan = Plan::new(&spec)?;
-        let schema = Arc::new(spec.table_schema.project(&spec.projection)?);
-        let properties = PlanProperties::new(
-            EquivalenceProperties::new(Arc::clone(&schema)),
-            Partitioning::UnknownPartitioning(spec.partitions.len()),
-            EmissionType::Incremental,
-            Boundedness::Bounded,
-        );
-        Ok(NdjsonExec {
-            spec,
-            schema,
-            plan: Arc::new(plan),
-            properties: Arc::new(properties),
-            metrics: ExecutionPlanMetricsSet::new(),
-        })
-    }
-
-    /// What this scan is made of.
-    #[cfg_attr(not(feature = "ballista"), allow(dead_code))]
-    pub(crate) fn spec(&self) -> &ScanSpec {
-        &self.spec
-    }
-}
-
-impl DisplayAs for NdjsonExec {
-    fn fmt_as(&self, t: DisplayFormatType, f: &mut fmt::Formatter) -> fmt::Result {
-        if let DisplayFormatType::TreeRender = t {
-            return write!(f, "partitions={}", self.spec.partitions.len());
-        }
-        let ranges: usize = self.spec.partitions.iter().map(Vec::len).sum();
-        let keys: Vec<&str> = self.plan.keys.iter().collect();
-        write!(
-            f,
-            "NdjsonExec: partitions={}, ranges={ranges}, keys={keys:?}, pushed_filters={}",
-            self.spec.partitions.len(),
-            self.plan.predicates.len()
-        )
-    }
-}
-
-impl ExecutionPlan for NdjsonExec {
-    fn name(&self) -> &'static str {
-        "NdjsonExec"
-    }
-
-    fn properties(&self) -> &Arc<PlanProperties> {
-        &self.properties
-    }
-
-    fn children(&self) -> Vec<&Arc<dyn ExecutionPlan>> {
-        vec![]
-    }
-
-    fn apply_expressions(
-        &self,
-        _f: &mut dyn FnMut(&Arc<dyn PhysicalExpr>) -> Result<TreeNodeRecursion>,
-    ) -> Result<TreeNodeRecursion> {
-        Ok(TreeNodeRecursion::Continue)
-    }
-
-    fn replace_children(
-        self: Arc<Self>,
-        _children: Vec<Arc<dyn ExecutionPlan>>,
-        _options: ReplaceChildrenOptions,
-    ) -> Result<Arc<dyn ExecutionPlan>> {
-        Ok(self)
-    }
-
-    fn with_new_children(
-        self: Arc<Self>,
-        _children: Vec<Arc<dyn ExecutionPlan>>,
-    ) -> Result<Arc<dyn ExecutionPlan>> {
-        Ok(self)
-    }
-
-    fn execute(
-        &self,
-        partition: usize,
-        context: Arc<TaskContext>,
-    ) -> Result<SendableRecordBatchStream> {
-        let ranges = self
-            .spec
-            .partitions
-            .get(partition)
-            .cloned()
-            .ok_or_else(|| {
-                DataFusionError::Internal(format!("NdjsonExec has no partition {partition}"))
-            })?;
-        let metrics = PartitionMetrics {
-            baseline: BaselineMetrics::new(&self.metrics, partition),
-            bad_lines: MetricBuilder::new(&self.metrics).counter("bad_lines", partition),
-            mismatched: MetricBuilder::new(&self.metrics).counter("mismatched_values", partition),
-            filtered: MetricBuilder::new(&self.metrics).counter("filtered_lines", partition),
-        };
-        let reader = PartitionReader {
-            ranges: ranges.into_iter(),
-            runtime: context.runtime_env(),
-            lines: None,
-            current: None,
-            parser: Parser::new(Scanner::detect()),
-            plan: Arc::clone(&self.plan),
-            schema: Arc::clone(&self.schema),
-            batch_size: context.session_config().batch_size(),
-            left: self.plan.limit,
-            metrics,
-            values: Vec::new(),
-        };
-        // One batch at a time; after an error, nothing more.
-        let batches = futures::stream::unfold(Some(reader), |reader| async move {
-            let mut reader = reader?;
-            match reader.next_batch().await {
-                Ok(Some(batch)) => Some((Ok(batch), Some(reader))),
-                Ok(None) => {
-                    reader.metrics.baseline.done();
-                    None
-                }
-                Err(e) => Some((Err(e), None)),
-            }
-        });
-        Ok(Box::pin(RecordBatchStreamAdapter::new(
-            Arc::clone(&self.schema),
-            batches,
-        )))
-    }
-
-    fn metrics(&self) -> Option<MetricsSet> {
-        Some(self.metrics.clone_inner())
-    }
-}
-
-struct PartitionMetrics {
-    baseline: BaselineMetrics,
-    bad_lines: Count,
-    mismatched: Count,
-    filtered: Count,
-}
-
-/// One partition's scan, a batch at a time.
-struct PartitionReader {
-    ranges: std::vec::IntoIter<FileRange>,
-    /// The session's object stores.
-    runtime: Arc<RuntimeEnv>,
-    lines: Option<lines::Lines>,
-    /// The range `lines` reads.
-    current: Option<FileRange>,
-    parser: Parser,
-    plan: Arc<Plan>,
-    schema: SchemaRef,
-    batch_size: usize,
-    /// Rows still wanted, under a limit.
-    left: Option<usize>,
-    metrics: PartitionMetrics,
-    /// The current line's values, one per column read.
-    values: Vec<Option<Typed>>,
-}
-
-impl PartitionReader {
-    async fn next_batch(&mut self) -> Result<Option<RecordBatch>> {
-        // `elapsed_compute` leaves out the reads (of a file, or from an object store).
-        let time = self.metrics.baseline.elapsed_compute().clone();
-        let mut timer = time.timer();
-        let plan = Arc::clone(&self.plan);
-        let want = match self.left {
-            Some(0) => return Ok(None),
-            Some(left) => left.min(self.batch_size),
-            None => self.batch_size,
-        };
-        let mut builders: Vec<Builder> = plan.columns[..plan.projected]
-            .iter()
-            .map(|(f, k)| Builder::new(f, *k, want))
-            .collect();
-        let mut rows = 0;
-        let (mut bad, mut mismatched, mut filtered) = (0, 0, 0);
-        'lines: while rows < want {
-            let lines = match &mut self.lines {
-                Some(l) => l,
-                None => match self.ranges.next() {
-                    Some(r) => {
-                        timer.stop();
-                        let opened = r.open(&self.runtime).await?;
-                        timer.restart();
-                        self.current = Some(r);
-                        self.lines.insert(opened)
-                    }
-                    None => break,
-                },
-            };
-            let line = match lines.step() {
-                lines::Step::Line(a, b) => lines.line(a, b),
-                lines::Step::More => {
-                    timer.stop();
-                    let filled = lines.fill().await;
-                    timer.restart();
-                    if let Err(e) = filled {
-                        return Err(match &self.current {
-                            Some(r) => r.error(e),
-                            None => DataFusionError::IoError(e),
-                        });
-                    }
-                    continue;
-                }
-                lines::Step::End => {
-                    self.lines = None;
-                    continue;
-                }
-            };
-            if line.iter().all(u8::is_ascii_whitespace) {
-                continue;
-            }
-            let Ok(doc) = self.parser.parse_until(line, &plan.keys) else {
-                bad += 1;
-                continue;
-            };
-            self.values.clear();
-            let root = doc.root();
-            for (i, path) in plan.paths.iter().enumerate() {
-                let top = match doc.wanted(&plan.keys, plan.tops[i]) {
-                    Some(v) => v,
-                    None => root.get(&path[0]),
-                };
-                let v = path[1..].iter().try_fold(top, |v, key| match v {
-                    Some(Value::Object(o)) => Some(o.get(key)),
-                    _ => None,
-                });
-                let typed = match v.flatten() {
-                    None => None,
-                    Some(v) => convert(plan.columns[i].1, v).unwrap_or_else(|()| {
-                        mismatched += 1;
-                        None
-                    }),
-                };
-                self.values.push(typed);
-            }
-            for (at, p) in &plan.predicates {
-                if !p.keeps(self.values[*at].as_ref()) {
-                    filtered += 1;
-                    continue 'lines;
-                }
-            }
-            for (b, v) in builders.iter_mut().zip(self.values.drain(..)) {
-                b.append(v);
-            }
-            rows += 1;
-        }
-        self.metrics.bad_lines.add(bad);
-        self.metrics.mismatched.add(mismatched);
-        self.metrics.filtered.add(filtered);
-        if let Some(left) = &mut self.left {
-            *left -= rows;
-        }
-        if rows == 0 {
-            return Ok(None);
-        }
-        let arrays = builders
-            .iter_mut()
-            .map(Builder::finish)
-            .collect::<Result<Vec<ArrayRef>>>()?;
-        let batch = RecordBatch::try_new_with_options(
-            Arc::clone(&self.schema),
-            arrays,
-            &RecordBatchOptions::new().with_row_count(Some(rows)),
-        )?;
-        self.metrics.baseline.record_output(rows);
-        Ok(Some(batch))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -741,6 +516,7 @@ mod tests {
             .map(|(i, &len)| FileRange {
                 store: (i % 2 == 1).then(|| Arc::from("memory:///")),
                 path: Arc::new(PathBuf::from(format!("f{i}"))),
+                len,
                 start: 0,
                 end: len,
             })

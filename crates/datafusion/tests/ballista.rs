@@ -2,8 +2,8 @@
 //! same SQL over the ndq table as a plain DataFusion session over the same table, and as
 //! DataFusion's own NDJSON reader (the oracle). Needs the `ballista` feature.
 //!
-//! In the cluster the table's scan is one partition (the crate's README says why); the stages
-//! after it run in several partitions, on both executors.
+//! In the cluster the table's scan is cut into the session's target partitions of byte ranges,
+//! which the scheduler hands out as tasks to both executors: every line is read once.
 
 mod common;
 
@@ -11,11 +11,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use ballista::prelude::{SessionConfigExt, SessionContextExt};
+use datafusion::arrow::array::Int64Array;
+use datafusion::catalog::TableProvider;
 use datafusion::execution::SessionStateBuilder;
 use datafusion::prelude::{SessionConfig, SessionContext};
 use ndq_datafusion::NdjsonTable;
 
-use common::{DECIMAL, QUERIES, TempDir, run, schema, sessions};
+use common::{DECIMAL, QUERIES, TempDir, ndq_scan, run, schema, sessions};
 
 /// Target partitions: more than the executors' task slots, so both executors get tasks.
 const PARTITIONS: usize = 6;
@@ -60,7 +62,41 @@ async fn queries_through_ballista() {
         .unwrap();
     // The directory, as a user registers it; the plain session reads the same files.
     let table = NdjsonTable::try_new([&dir.0], Arc::new(schema(DECIMAL))).unwrap();
+
+    // The scan, planned in the cluster's session, is cut into byte ranges of several
+    // partitions (at least 1 MiB each, up to the target): the scheduler gives each task its
+    // own.
+    let scan = table.scan(&cluster.state(), None, &[], None).await.unwrap();
+    let config = ndq_scan(&scan).expect("an ndq scan");
+    assert!(config.file_groups.len() > 2, "{config:?}");
+    assert_eq!(
+        scan.properties().output_partitioning().partition_count(),
+        config.file_groups.len()
+    );
     cluster.register_table("logs", Arc::new(table)).unwrap();
+
+    // Each line counted once: the lines of the files, not blank.
+    let lines: usize = paths
+        .iter()
+        .map(|p| {
+            let text = std::fs::read_to_string(p).unwrap();
+            text.lines().filter(|l| !l.trim().is_empty()).count()
+        })
+        .sum();
+    let counted = cluster
+        .sql("select count(*) from logs")
+        .await
+        .unwrap()
+        .collect()
+        .await
+        .unwrap();
+    let counted = counted[0]
+        .column(0)
+        .as_any()
+        .downcast_ref::<Int64Array>()
+        .unwrap()
+        .value(0);
+    assert_eq!(counted as usize, lines);
 
     let (plain, oracle) = sessions(&paths, PARTITIONS, DECIMAL).await;
     for sql in QUERIES {

@@ -16,12 +16,12 @@ use datafusion::physical_plan::ExecutionPlan;
 use datafusion::prelude::{JsonReadOptions, SessionConfig, SessionContext};
 use ndq_datafusion::{Inference, NdjsonTable};
 
-use common::{DECIMAL, QUERIES, TempDir, run, sample, schema, sessions};
+use common::{DECIMAL, QUERIES, TempDir, ndq_scan, run, sample, schema, sessions};
 
 /// The sum of metric `name` over the plan's ndq scans; the plan must have one.
 fn metric(plan: &Arc<dyn ExecutionPlan>, name: &str) -> usize {
     fn walk(plan: &Arc<dyn ExecutionPlan>, name: &str, scans: &mut usize) -> usize {
-        let own = if plan.name() == "NdjsonExec" {
+        let own = if ndq_scan(plan).is_some() {
             *scans += 1;
             plan.metrics()
                 .unwrap()
@@ -39,7 +39,7 @@ fn metric(plan: &Arc<dyn ExecutionPlan>, name: &str) -> usize {
     }
     let mut scans = 0;
     let sum = walk(plan, name, &mut scans);
-    assert!(scans > 0, "no NdjsonExec in the plan");
+    assert!(scans > 0, "no ndq scan in the plan");
     sum
 }
 

@@ -10,9 +10,20 @@ use std::sync::Arc;
 use datafusion::arrow::array::RecordBatch;
 use datafusion::arrow::datatypes::{DataType, Field, Fields, Schema, TimeUnit};
 use datafusion::arrow::util::display::{ArrayFormatter, FormatOptions};
+use datafusion::datasource::physical_plan::FileScanConfig;
+use datafusion::datasource::source::DataSourceExec;
 use datafusion::physical_plan::{ExecutionPlan, collect};
 use datafusion::prelude::{JsonReadOptions, SessionConfig, SessionContext};
-use ndq_datafusion::NdjsonTable;
+use ndq_datafusion::{NdjsonSource, NdjsonTable};
+
+/// The file scan config of `plan` if it is an ndq scan (a `DataSourceExec` over a
+/// `FileScanConfig` whose source is an `NdjsonSource`).
+pub fn ndq_scan(plan: &Arc<dyn ExecutionPlan>) -> Option<&FileScanConfig> {
+    let exec = plan.downcast_ref::<DataSourceExec>()?;
+    let config = exec.data_source().downcast_ref::<FileScanConfig>()?;
+    config.file_source().downcast_ref::<NdjsonSource>()?;
+    Some(config)
+}
 
 /// The cases of `testdata/cases.txt` as SQL over `logs`, and a few more for the types, nested
 /// paths and pushed-down filters. Orders are total where a limit cuts.
