@@ -457,7 +457,10 @@ impl FileRange {
     fn partitioned_file(&self) -> Result<PartitionedFile> {
         let location = match &self.store {
             None => {
-                let path = std::path::absolute(self.path.as_path()).map_err(|e| self.error(e))?;
+                // Without `..` (not a part of an object's location).
+                let path = std::fs::canonicalize(self.path.as_path())
+                    .or_else(|_| std::path::absolute(self.path.as_path()))
+                    .map_err(|e| self.error(e))?;
                 ObjectPath::from_absolute_path(&path)
             }
             Some(_) => ObjectPath::parse(self.path.to_string_lossy()),
