@@ -980,6 +980,15 @@ fn lazy_chunks(plan: &Plan, lines: &[String], size: usize, seal: bool) -> Vec<cr
     accs
 }
 
+/// The chunks' accumulators merged one after another, in input order.
+fn merged_one_by_one(chunks: &[crate::Accumulator]) -> crate::Accumulator {
+    let mut all = crate::Accumulator::default();
+    for acc in chunks.iter().cloned() {
+        all.merge(acc);
+    }
+    all
+}
+
 /// The finished rows as text: values joined by `|`, rows by `;`.
 fn finished(plan: &Plan, acc: crate::Accumulator) -> String {
     plan.finish(acc)
@@ -1117,12 +1126,8 @@ fn many_groups_merge_as_one_pass_for_every_split() {
             (1001, true),
         ] {
             let chunks = lazy_chunks(&plan, &lines, size, seal);
-            let mut one_by_one = crate::Accumulator::default();
-            for acc in chunks.iter().cloned() {
-                one_by_one.merge(acc);
-            }
             assert_eq!(
-                finished(&plan, one_by_one),
+                finished(&plan, merged_one_by_one(&chunks)),
                 whole,
                 "merged one by one, chunks of {size}, sealed {seal}: {query}"
             );
@@ -1181,12 +1186,8 @@ fn top_groups_by_aggregates_equal_the_full_sort_cut() {
             );
             for (size, seal) in [(1, true), (97, false), (500, true)] {
                 let chunks = lazy_chunks(&plan, &lines, size, seal);
-                let mut one_by_one = crate::Accumulator::default();
-                for acc in chunks.iter().cloned() {
-                    one_by_one.merge(acc);
-                }
                 assert_eq!(
-                    finished(&plan, one_by_one),
+                    finished(&plan, merged_one_by_one(&chunks)),
                     cut,
                     "merged one by one, chunks of {size}: {query}"
                 );
