@@ -33,6 +33,8 @@
 //! Nothing here decides validity: a line that is not valid JSON never gets here, and one
 //! whose walk fails takes the scanner's full index.
 
+use crate::distinct::{self, Stream};
+
 /// What comes after a step's glue.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Kind {
@@ -71,12 +73,18 @@ const MAX_CHILDREN: u32 = 16;
 const WINDOW: u32 = 256;
 const BACKOFF: u32 = 16 * 1024;
 
-/// A slot's bounds in the line (`start..end`), and for a string whether it has a backslash.
+/// A slot's bounds in the line (`start..end`), for a string whether it has a backslash, and
+/// the value's [`prehash`] when the walk took it on the way (`hashed`: a string without
+/// escapes whose end was found a word at a time, a number, a boolean).
+///
+/// [`prehash`]: crate::distinct::prehash
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Slot {
     pub(crate) start: u32,
     pub(crate) end: u32,
     pub(crate) escaped: bool,
+    pub(crate) hashed: bool,
+    pub(crate) hash: u64,
 }
 
 /// The trie of known lines' glue.
@@ -270,17 +278,71 @@ fn starts_with(line: &[u8], pos: usize, glue: &[u8]) -> bool {
     word(text, n - 8) == word(glue, n - 8)
 }
 
-/// The string starting with its quote at `at`: its bounds (quotes included).
+/// The string starting with its quote at `at`: its bounds (quotes included), and the
+/// [`prehash`] of its text when it has no escape.
+///
+/// ```text
+/// h = Stream(string tag), i = at + 1
+/// while line[i..i + 8] is a whole word w:
+///     no quote nor backslash in w:  h.word(w), i += 8
+///     else the first is at byte k of w:
+///         a quote:  h.word(w's first k bytes) if k > 0; the end is i + k; hash = h.end(len)
+///         a backslash: escaped; find the end as below, no hash
+/// fewer than 8 bytes left: find the end byte by byte, hash the text from scratch
+/// ```
+///
+/// [`prehash`]: crate::distinct::prehash
 #[inline]
 fn string(line: &[u8], at: usize) -> Option<Slot> {
     if line.get(at) != Some(&b'"') {
         return None;
     }
-    let mut i = at + 1;
-    let mut escaped = false;
+    let from = at + 1;
+    let mut i = from;
+    let mut h = Stream::new(distinct::TAG_STRING);
+    // 8 bytes at a time while they hold neither a quote nor a backslash (SWAR: a byte
+    // equal to `b` is a zero byte of `w ^ b*0x01..01`), each word hashed as it goes.
+    while let Some(w) = line.get(i..i + 8) {
+        let w = u64::from_le_bytes(<[u8; 8]>::try_from(w).ok()?);
+        let hits = zero_bytes(w ^ QUOTES) | zero_bytes(w ^ BACKSLASHES);
+        if hits == 0 {
+            h.word(w);
+            i += 8;
+            continue;
+        }
+        let k = (hits.trailing_zeros() / 8) as usize;
+        if line.get(i + k) == Some(&b'"') {
+            if k > 0 {
+                h.word(w & (u64::MAX >> (64 - 8 * k)));
+            }
+            let len = i + k - from;
+            return Some(Slot {
+                start: at as u32,
+                end: (i + k + 1) as u32,
+                escaped: false,
+                hashed: true,
+                hash: h.end(len),
+            });
+        }
+        return string_end(line, at, i + k, true);
+    }
+    let slot = string_end(line, at, i, false)?;
+    if slot.escaped {
+        return Some(slot);
+    }
+    let text = line.get(from..slot.end as usize - 1)?;
+    Some(Slot {
+        hashed: true,
+        hash: distinct::prehash(distinct::TAG_STRING, text),
+        ..slot
+    })
+}
+
+/// The rest of [`string`]: its end found from `i` on (inside the string, past any escape),
+/// without a hash.
+#[inline]
+fn string_end(line: &[u8], at: usize, mut i: usize, mut escaped: bool) -> Option<Slot> {
     loop {
-        // 8 bytes at a time while they hold neither a quote nor a backslash (SWAR: a byte
-        // equal to `b` is a zero byte of `w ^ b*0x01..01`).
         while let Some(w) = line.get(i..i + 8) {
             let w = u64::from_le_bytes(<[u8; 8]>::try_from(w).ok()?);
             let hits = zero_bytes(w ^ QUOTES) | zero_bytes(w ^ BACKSLASHES);
@@ -296,6 +358,8 @@ fn string(line: &[u8], at: usize) -> Option<Slot> {
                     start: at as u32,
                     end: (i + 1) as u32,
                     escaped,
+                    hashed: false,
+                    hash: 0,
                 });
             }
             b'\\' => {
@@ -333,10 +397,13 @@ fn number(line: &[u8], at: usize) -> Option<Slot> {
         .iter()
         .position(|&b| !matches!(b, b'0'..=b'9' | b'.' | b'e' | b'E' | b'+' | b'-'))
         .unwrap_or(rest.len());
+    let end = at + 1 + len;
     Some(Slot {
         start: at as u32,
-        end: (at + 1 + len) as u32,
+        end: end as u32,
         escaped: false,
+        hashed: true,
+        hash: distinct::prehash(distinct::TAG_NUMBER, line.get(at..end)?),
     })
 }
 
@@ -344,10 +411,10 @@ fn number(line: &[u8], at: usize) -> Option<Slot> {
 #[inline]
 fn boolean(line: &[u8], at: usize) -> Option<Slot> {
     let rest = line.get(at..)?;
-    let len = if rest.starts_with(b"true") {
-        4
+    let (len, hash) = if rest.starts_with(b"true") {
+        (4, distinct::prehash(distinct::TAG_BOOLEAN, b"true"))
     } else if rest.starts_with(b"false") {
-        5
+        (5, distinct::prehash(distinct::TAG_BOOLEAN, b"false"))
     } else {
         return None;
     };
@@ -355,6 +422,8 @@ fn boolean(line: &[u8], at: usize) -> Option<Slot> {
         start: at as u32,
         end: (at + len) as u32,
         escaped: false,
+        hashed: true,
+        hash,
     })
 }
 
@@ -382,6 +451,35 @@ mod tests {
             assert_eq!(s.escaped, text[..end].contains('\\'), "{text}");
         }
         assert_eq!(string(b"1", 0), None);
+    }
+
+    #[test]
+    fn values_hashed_on_the_way_have_their_prehash() {
+        use crate::distinct::{TAG_BOOLEAN, TAG_NUMBER, TAG_STRING, prehash};
+        // Strings of every length up to 40 (every place of the end in a word), each with
+        // text after it shorter and longer than a word, and one with a backslash.
+        for n in 0..40 {
+            let text: String = (0..n).map(|i| char::from(b'a' + (i % 26) as u8)).collect();
+            for after in ["", "}", ",\"k\":[1,2,3]}"] {
+                let line = format!(r#""{text}"{after}"#);
+                let s = string(line.as_bytes(), 0).unwrap();
+                assert_eq!(s.end as usize, n + 2, "{line}");
+                assert!(s.hashed && !s.escaped, "{line}");
+                assert_eq!(s.hash, prehash(TAG_STRING, text.as_bytes()), "{line}");
+                let line = format!(r#""{text}\"x"{after}"#);
+                let s = string(line.as_bytes(), 0).unwrap();
+                assert!(s.escaped && !s.hashed, "{line}");
+            }
+        }
+        for (line, n) in [("12.5e3,", 6), ("-0}", 2), ("1234567890123", 13)] {
+            let s = number(line.as_bytes(), 0).unwrap();
+            assert_eq!(s.end as usize, n);
+            assert_eq!(s.hash, prehash(TAG_NUMBER, &line.as_bytes()[..n]));
+        }
+        for b in ["true", "false"] {
+            let s = boolean(format!("{b},").as_bytes(), 0).unwrap();
+            assert_eq!(s.hash, prehash(TAG_BOOLEAN, b.as_bytes()));
+        }
     }
 
     #[test]

@@ -242,6 +242,8 @@ impl Templates {
                 start: t.start,
                 end: t.end,
                 escaped: t.escaped,
+                hashed: false,
+                hash: 0,
             })
         }));
         self.apply(id, paths, doc.text(), &slots);
@@ -439,7 +441,10 @@ impl Templates {
                 continue;
             };
             let (start, end) = (v.start as usize, v.end as usize);
-            let h = if tag == 3 {
+            let h = if v.hashed {
+                // Taken by the glue walk on the way (the slot's kind is the template's).
+                v.hash
+            } else if tag == 3 {
                 // A string: its text between the quotes, unescaped.
                 if v.escaped {
                     let raw = text.get(start + 1..end.saturating_sub(1)).unwrap_or("");
