@@ -19,8 +19,8 @@
 //!       no child matched: not known (the caller indexes the line and adds it)
 //! ```
 //!
-//! Why one match is the line's structure: the line is valid JSON (the scanner validated it
-//! first), and the walk starts where the recorded line starts. By induction, at each step
+//! Why one match is the line's structure: suppose first that the line is valid JSON; the
+//! walk starts where the recorded line starts. By induction, at each step
 //! `pos` is where the recorded line's next glue started, in the same state of the grammar:
 //! equal glue bytes are the same punctuation, the same keys (a key ends at its first quote
 //! not escaped, the same byte in both), the same `null`s; then a slot is one whole token
@@ -30,8 +30,19 @@
 //! template's structure, in `template.rs`'s sense (`true` and `false` aside, which a
 //! template treats alike: both are a boolean hashed from its text).
 //!
-//! Nothing here decides validity: a line that is not valid JSON never gets here, and one
-//! whose walk fails takes the scanner's full index.
+//! And why a match needs no scanner (the walk is the validation): a line matched is the
+//! recorded line `R = g0 r0 g1 r1 ... gn` (valid JSON) with each slot `r_i` replaced by
+//! an `s_i` of the same kind, and the same glue around. When each `s_i` is itself a valid
+//! token of that kind, and nothing but that token (a string is a quote, text, and the first
+//! quote not escaped; a number's run is maximal and follows the number grammar; a boolean
+//! is `true` or `false`, followed by the same glue as in `R`, which does not start with a
+//! letter), the line reads as `R`'s tokens with other values: valid, with `R`'s structure.
+//! So the walk checks what the scanner would of each slot: a string has no byte below
+//! 0x20 and each of its escapes is valid ([`ndq_scan::decode_escape`], escapes taken one
+//! after another as the scanner takes them; else no match), a number follows
+//! `-?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?` (else no match); UTF-8 is left to the
+//! caller (checked before the walk). A line that does not match takes the scanner's full index,
+//! which gives the verdict of an invalid line: the verdicts are the scanner's.
 
 use crate::distinct::{self, Stream};
 
@@ -300,18 +311,24 @@ fn string(line: &[u8], at: usize) -> Option<Slot> {
     let from = at + 1;
     let mut i = from;
     let mut h = Stream::new(distinct::TAG_STRING);
-    // 8 bytes at a time while they hold neither a quote nor a backslash (SWAR: a byte
-    // equal to `b` is a zero byte of `w ^ b*0x01..01`), each word hashed as it goes.
+    // 8 bytes at a time while they hold neither a quote nor a backslash nor a control byte
+    // (SWAR: a byte equal to `b` is a zero byte of `w ^ b*0x01..01`), each word hashed as
+    // it goes.
     while let Some(w) = line.get(i..i + 8) {
         let w = u64::from_le_bytes(<[u8; 8]>::try_from(w).ok()?);
-        let hits = zero_bytes(w ^ QUOTES) | zero_bytes(w ^ BACKSLASHES);
+        let hits = zero_bytes(w ^ QUOTES) | zero_bytes(w ^ BACKSLASHES) | controls(w);
         if hits == 0 {
             h.word(w);
             i += 8;
             continue;
         }
         let k = (hits.trailing_zeros() / 8) as usize;
-        if line.get(i + k) == Some(&b'"') {
+        let b = *line.get(i + k)?;
+        if b < 0x20 {
+            // Not a valid string: the scanner gives the verdict.
+            return None;
+        }
+        if b == b'"' {
             if k > 0 {
                 h.word(w & (u64::MAX >> (64 - 8 * k)));
             }
@@ -338,14 +355,15 @@ fn string(line: &[u8], at: usize) -> Option<Slot> {
     })
 }
 
-/// The rest of [`string`]: its end found from `i` on (inside the string, past any escape),
-/// without a hash.
+/// The rest of [`string`]: its end found from `i` on (inside the string, at a byte that is
+/// not part of an escape), each escape checked, without a hash; `None` if the string is not
+/// valid (a bad escape, a control byte) or not ended.
 #[inline]
 fn string_end(line: &[u8], at: usize, mut i: usize, mut escaped: bool) -> Option<Slot> {
     loop {
         while let Some(w) = line.get(i..i + 8) {
             let w = u64::from_le_bytes(<[u8; 8]>::try_from(w).ok()?);
-            let hits = zero_bytes(w ^ QUOTES) | zero_bytes(w ^ BACKSLASHES);
+            let hits = zero_bytes(w ^ QUOTES) | zero_bytes(w ^ BACKSLASHES) | controls(w);
             if hits != 0 {
                 i += (hits.trailing_zeros() / 8) as usize;
                 break;
@@ -363,11 +381,13 @@ fn string_end(line: &[u8], at: usize, mut i: usize, mut escaped: bool) -> Option
                 });
             }
             b'\\' => {
-                // The escaped byte (a quote or backslash among them) is not an end; the
-                // rest of a `\u` escape is hex digits, neither.
+                // An escape, checked as the scanner checks it (its bytes, a quote or a
+                // backslash among them, are not an end; a bad one is no match).
+                let (_, n) = ndq_scan::decode_escape(line.get(i..)?)?;
                 escaped = true;
-                i += 2;
+                i += n;
             }
+            b if *b < 0x20 => return None,
             _ => i += 1,
         }
     }
@@ -378,6 +398,13 @@ const HIGHS: u64 = 0x8080_8080_8080_8080;
 const QUOTES: u64 = ONES * b'"' as u64;
 const BACKSLASHES: u64 = ONES * b'\\' as u64;
 
+/// Nonzero when `w` has a byte below 0x20, and then its lowest set bit is the high bit of
+/// the first such byte (as in [`zero_bytes`], later bytes may be marked wrongly).
+#[inline]
+fn controls(w: u64) -> u64 {
+    w.wrapping_sub(ONES * 0x20) & !w & HIGHS
+}
+
 /// Nonzero when `w` has a zero byte, and then its lowest set bit is the high bit of the
 /// first zero byte (bytes after it may be marked wrongly, by the borrow).
 #[inline]
@@ -385,7 +412,8 @@ fn zero_bytes(w: u64) -> u64 {
     w.wrapping_sub(ONES) & !w & HIGHS
 }
 
-/// The number starting at `at` (the line is valid, so its run of number characters is it).
+/// The number starting at `at`: the run of number characters there, when it is one valid
+/// JSON number (`-?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?`).
 #[inline]
 fn number(line: &[u8], at: usize) -> Option<Slot> {
     let first = *line.get(at)?;
@@ -398,13 +426,50 @@ fn number(line: &[u8], at: usize) -> Option<Slot> {
         .position(|&b| !matches!(b, b'0'..=b'9' | b'.' | b'e' | b'E' | b'+' | b'-'))
         .unwrap_or(rest.len());
     let end = at + 1 + len;
+    let text = line.get(at..end)?;
+    if !valid_number(text) {
+        return None;
+    }
     Some(Slot {
         start: at as u32,
         end: end as u32,
         escaped: false,
         hashed: true,
-        hash: distinct::prehash(distinct::TAG_NUMBER, line.get(at..end)?),
+        hash: distinct::prehash(distinct::TAG_NUMBER, text),
     })
+}
+
+/// Whether `text` is exactly one JSON number (RFC 8259's grammar).
+fn valid_number(text: &[u8]) -> bool {
+    let digits = |from: usize| {
+        text.get(from..)
+            .map_or(0, |r| r.iter().take_while(|b| b.is_ascii_digit()).count())
+    };
+    let mut i = usize::from(text.first() == Some(&b'-'));
+    match text.get(i) {
+        Some(b'0') => i += 1,
+        Some(b'1'..=b'9') => i += digits(i),
+        _ => return false,
+    }
+    if text.get(i) == Some(&b'.') {
+        let n = digits(i + 1);
+        if n == 0 {
+            return false;
+        }
+        i += 1 + n;
+    }
+    if matches!(text.get(i), Some(b'e' | b'E')) {
+        i += 1;
+        if matches!(text.get(i), Some(b'+' | b'-')) {
+            i += 1;
+        }
+        let n = digits(i);
+        if n == 0 {
+            return false;
+        }
+        i += n;
+    }
+    i == text.len()
 }
 
 /// `true` or `false` at `at`.
@@ -479,6 +544,54 @@ mod tests {
         for b in ["true", "false"] {
             let s = boolean(format!("{b},").as_bytes(), 0).unwrap();
             assert_eq!(s.hash, prehash(TAG_BOOLEAN, b.as_bytes()));
+        }
+    }
+
+    #[test]
+    fn numbers_follow_the_json_grammar() {
+        for good in [
+            "0", "-0", "7", "12", "-12.5", "0.001", "1e5", "1E+05", "2.5e-3", "-0.0E0",
+        ] {
+            assert!(valid_number(good.as_bytes()), "{good}");
+            let line = format!("{good},");
+            assert_eq!(
+                number(line.as_bytes(), 0).map(|s| s.end as usize),
+                Some(good.len())
+            );
+        }
+        for bad in [
+            "-", "01", "-01", "1.", ".5", "1e", "1e+", "1.e5", "1-2", "1..2", "1e5e5", "+1",
+            "1ee5", "00", "1.5.", "--1", "1+",
+        ] {
+            assert!(!valid_number(bad.as_bytes()), "{bad}");
+            assert_eq!(number(format!("{bad},").as_bytes(), 0), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn strings_with_a_control_byte_are_not_matched() {
+        for at in 0..20 {
+            let mut text = "abcdefghijklmnopqrstuvwxyz".as_bytes().to_vec();
+            text[at] = 0x1f;
+            let line = [b"\"", &text[..], b"\"}"].concat();
+            assert_eq!(string(&line, 0), None, "{at}");
+            text[at] = 0x7f;
+            let line = [b"\"", &text[..], b"\"}"].concat();
+            assert!(string(&line, 0).is_some(), "{at}");
+        }
+    }
+
+    #[test]
+    fn controls_finds_the_first_byte_below_0x20() {
+        for w in (0..4096u64).map(|i| {
+            (0..6).fold(0x4141_0000_0000_0000, |w, b| {
+                w | [0u64, 0x1f, 0x20, 0xff][(i >> (2 * b)) as usize & 3] << (8 * b)
+            })
+        }) {
+            let first = (0..8).find(|i| (w >> (8 * i)) & 0xff < 0x20);
+            let c = controls(w);
+            let got = (c != 0).then(|| c.trailing_zeros() / 8);
+            assert_eq!(got, first, "{w:x}");
         }
     }
 
