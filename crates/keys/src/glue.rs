@@ -176,18 +176,20 @@ impl Glue {
                     continue;
                 }
                 let at = pos + glue.len();
-                let slot = match n.kind {
+                // Each kind pushes its slot itself and gives its end: a `Slot` handed back
+                // went through the stack, its flags stored a byte at a time and loaded as a
+                // word, a store-to-load forwarding stall on every slot.
+                let end = match n.kind {
                     Kind::End if at == line.len() => return Some(n.template),
                     Kind::End => continue,
-                    Kind::Str => string(line, at),
-                    Kind::Num => number(line, at),
-                    Kind::Bool => boolean(line, at),
+                    Kind::Str => string(line, at, slots),
+                    Kind::Num => number(line, at, slots),
+                    Kind::Bool => boolean(line, at, slots),
                 };
-                let Some(slot) = slot else {
+                let Some(end) = end else {
                     continue;
                 };
-                pos = slot.end as usize;
-                slots.push(slot);
+                pos = end;
                 node = n;
                 continue 'down;
             }
@@ -289,8 +291,8 @@ fn starts_with(line: &[u8], pos: usize, glue: &[u8]) -> bool {
     word(text, n - 8) == word(glue, n - 8)
 }
 
-/// The string starting with its quote at `at`: its bounds (quotes included), and the
-/// [`prehash`] of its text when it has no escape.
+/// The string starting with its quote at `at`: its slot pushed (its bounds, quotes
+/// included, and the [`prehash`] of its text when it has no escape), and its end.
 ///
 /// ```text
 /// h = Stream(string tag), i = at + 1
@@ -304,7 +306,7 @@ fn starts_with(line: &[u8], pos: usize, glue: &[u8]) -> bool {
 ///
 /// [`prehash`]: crate::distinct::prehash
 #[inline]
-fn string(line: &[u8], at: usize) -> Option<Slot> {
+fn string(line: &[u8], at: usize, slots: &mut Vec<Slot>) -> Option<usize> {
     if line.get(at) != Some(&b'"') {
         return None;
     }
@@ -333,33 +335,45 @@ fn string(line: &[u8], at: usize) -> Option<Slot> {
                 h.word(w & (u64::MAX >> (64 - 8 * k)));
             }
             let len = i + k - from;
-            return Some(Slot {
+            let end = i + k + 1;
+            slots.push(Slot {
                 start: at as u32,
-                end: (i + k + 1) as u32,
+                end: end as u32,
                 escaped: false,
                 hashed: true,
                 hash: h.end(len),
             });
+            return Some(end);
         }
-        return string_end(line, at, i + k, true);
+        let end = string_end(line, i + k)?;
+        slots.push(Slot {
+            start: at as u32,
+            end: end as u32,
+            escaped: true,
+            hashed: false,
+            hash: 0,
+        });
+        return Some(end);
     }
-    let slot = string_end(line, at, i, false)?;
-    if slot.escaped {
-        return Some(slot);
-    }
-    let text = line.get(from..slot.end as usize - 1)?;
-    Some(Slot {
-        hashed: true,
+    // Fewer than 8 bytes left in the line.
+    let end = string_end(line, i)?;
+    let text = line.get(from..end - 1)?;
+    let escaped = text.contains(&b'\\');
+    slots.push(Slot {
+        start: at as u32,
+        end: end as u32,
+        escaped,
+        hashed: !escaped,
         hash: distinct::prehash(distinct::TAG_STRING, text),
-        ..slot
-    })
+    });
+    Some(end)
 }
 
-/// The rest of [`string`]: its end found from `i` on (inside the string, at a byte that is
-/// not part of an escape), each escape checked, without a hash; `None` if the string is not
-/// valid (a bad escape, a control byte) or not ended.
+/// The rest of [`string`]: its end (after the closing quote) found from `i` on (inside the
+/// string, at a byte that is not part of an escape), each escape checked; `None` if the
+/// string is not valid (a bad escape, a control byte) or not ended.
 #[inline]
-fn string_end(line: &[u8], at: usize, mut i: usize, mut escaped: bool) -> Option<Slot> {
+fn string_end(line: &[u8], mut i: usize) -> Option<usize> {
     loop {
         while let Some(w) = line.get(i..i + 8) {
             let w = u64::from_le_bytes(<[u8; 8]>::try_from(w).ok()?);
@@ -371,20 +385,11 @@ fn string_end(line: &[u8], at: usize, mut i: usize, mut escaped: bool) -> Option
             i += 8;
         }
         match line.get(i)? {
-            b'"' => {
-                return Some(Slot {
-                    start: at as u32,
-                    end: (i + 1) as u32,
-                    escaped,
-                    hashed: false,
-                    hash: 0,
-                });
-            }
+            b'"' => return Some(i + 1),
             b'\\' => {
                 // An escape, checked as the scanner checks it (its bytes, a quote or a
                 // backslash among them, are not an end; a bad one is no match).
                 let (_, n) = ndq_scan::decode_escape(line.get(i..)?)?;
-                escaped = true;
                 i += n;
             }
             b if *b < 0x20 => return None,
@@ -412,10 +417,10 @@ fn zero_bytes(w: u64) -> u64 {
     w.wrapping_sub(ONES) & !w & HIGHS
 }
 
-/// The number starting at `at`: the run of number characters there, when it is one valid
-/// JSON number (`-?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?`).
+/// The number starting at `at`, its slot pushed and its end given: the run of number
+/// characters there, when it is one valid JSON number (`-?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?`).
 #[inline]
-fn number(line: &[u8], at: usize) -> Option<Slot> {
+fn number(line: &[u8], at: usize, slots: &mut Vec<Slot>) -> Option<usize> {
     let first = *line.get(at)?;
     if !(first == b'-' || first.is_ascii_digit()) {
         return None;
@@ -430,13 +435,14 @@ fn number(line: &[u8], at: usize) -> Option<Slot> {
     if !valid_number(text) {
         return None;
     }
-    Some(Slot {
+    slots.push(Slot {
         start: at as u32,
         end: end as u32,
         escaped: false,
         hashed: true,
         hash: distinct::prehash(distinct::TAG_NUMBER, text),
-    })
+    });
+    Some(end)
 }
 
 /// Whether `text` is exactly one JSON number (RFC 8259's grammar).
@@ -472,9 +478,9 @@ fn valid_number(text: &[u8]) -> bool {
     i == text.len()
 }
 
-/// `true` or `false` at `at`.
+/// `true` or `false` at `at`: its slot pushed, its end given.
 #[inline]
-fn boolean(line: &[u8], at: usize) -> Option<Slot> {
+fn boolean(line: &[u8], at: usize, slots: &mut Vec<Slot>) -> Option<usize> {
     let rest = line.get(at..)?;
     let (len, hash) = if rest.starts_with(b"true") {
         (4, distinct::prehash(distinct::TAG_BOOLEAN, b"true"))
@@ -483,18 +489,28 @@ fn boolean(line: &[u8], at: usize) -> Option<Slot> {
     } else {
         return None;
     };
-    Some(Slot {
+    slots.push(Slot {
         start: at as u32,
         end: (at + len) as u32,
         escaped: false,
         hashed: true,
         hash,
-    })
+    });
+    Some(at + len)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// One slot read by `read` (`string`, `number`, `boolean`) at the start of `line`.
+    fn one(read: fn(&[u8], usize, &mut Vec<Slot>) -> Option<usize>, line: &[u8]) -> Option<Slot> {
+        let mut slots = Vec::new();
+        let end = read(line, 0, &mut slots)?;
+        let slot = slots.pop()?;
+        assert_eq!((slots.len(), slot.end as usize), (0, end));
+        Some(slot)
+    }
 
     #[test]
     fn strings_end_at_their_first_quote_not_escaped() {
@@ -511,11 +527,11 @@ mod tests {
             r#""\\\\\\\\\"" x"#,
         ] {
             let end = text.len() - 2;
-            let s = string(text.as_bytes(), 0).unwrap();
+            let s = one(string, text.as_bytes()).unwrap();
             assert_eq!((s.start, s.end as usize), (0, end), "{text}");
             assert_eq!(s.escaped, text[..end].contains('\\'), "{text}");
         }
-        assert_eq!(string(b"1", 0), None);
+        assert_eq!(one(string, b"1"), None);
     }
 
     #[test]
@@ -527,22 +543,22 @@ mod tests {
             let text: String = (0..n).map(|i| char::from(b'a' + (i % 26) as u8)).collect();
             for after in ["", "}", ",\"k\":[1,2,3]}"] {
                 let line = format!(r#""{text}"{after}"#);
-                let s = string(line.as_bytes(), 0).unwrap();
+                let s = one(string, line.as_bytes()).unwrap();
                 assert_eq!(s.end as usize, n + 2, "{line}");
                 assert!(s.hashed && !s.escaped, "{line}");
                 assert_eq!(s.hash, prehash(TAG_STRING, text.as_bytes()), "{line}");
                 let line = format!(r#""{text}\"x"{after}"#);
-                let s = string(line.as_bytes(), 0).unwrap();
+                let s = one(string, line.as_bytes()).unwrap();
                 assert!(s.escaped && !s.hashed, "{line}");
             }
         }
         for (line, n) in [("12.5e3,", 6), ("-0}", 2), ("1234567890123", 13)] {
-            let s = number(line.as_bytes(), 0).unwrap();
+            let s = one(number, line.as_bytes()).unwrap();
             assert_eq!(s.end as usize, n);
             assert_eq!(s.hash, prehash(TAG_NUMBER, &line.as_bytes()[..n]));
         }
         for b in ["true", "false"] {
-            let s = boolean(format!("{b},").as_bytes(), 0).unwrap();
+            let s = one(boolean, format!("{b},").as_bytes()).unwrap();
             assert_eq!(s.hash, prehash(TAG_BOOLEAN, b.as_bytes()));
         }
     }
@@ -555,7 +571,7 @@ mod tests {
             assert!(valid_number(good.as_bytes()), "{good}");
             let line = format!("{good},");
             assert_eq!(
-                number(line.as_bytes(), 0).map(|s| s.end as usize),
+                one(number, line.as_bytes()).map(|s| s.end as usize),
                 Some(good.len())
             );
         }
@@ -564,7 +580,7 @@ mod tests {
             "1ee5", "00", "1.5.", "--1", "1+",
         ] {
             assert!(!valid_number(bad.as_bytes()), "{bad}");
-            assert_eq!(number(format!("{bad},").as_bytes(), 0), None, "{bad}");
+            assert_eq!(one(number, format!("{bad},").as_bytes()), None, "{bad}");
         }
     }
 
@@ -574,10 +590,10 @@ mod tests {
             let mut text = "abcdefghijklmnopqrstuvwxyz".as_bytes().to_vec();
             text[at] = 0x1f;
             let line = [b"\"", &text[..], b"\"}"].concat();
-            assert_eq!(string(&line, 0), None, "{at}");
+            assert_eq!(one(string, &line), None, "{at}");
             text[at] = 0x7f;
             let line = [b"\"", &text[..], b"\"}"].concat();
-            assert!(string(&line, 0).is_some(), "{at}");
+            assert!(one(string, &line).is_some(), "{at}");
         }
     }
 
