@@ -14,6 +14,13 @@ use std::hash::{BuildHasherDefault, Hasher};
 /// Distinct values counted exactly up to this many per path.
 pub const EXACT_LIMIT: usize = 10_000;
 
+/// The type tags of [`prehash`]: a boolean's, a number's, a string's.
+pub const TAG_BOOLEAN: u8 = 1;
+/// See [`TAG_BOOLEAN`].
+pub const TAG_NUMBER: u8 = 2;
+/// See [`TAG_BOOLEAN`].
+pub const TAG_STRING: u8 = 3;
+
 /// log2 of the number of HyperLogLog registers.
 const P: u32 = 12;
 const M: usize = 1 << P;
@@ -153,40 +160,87 @@ fn estimate(regs: &[u8; M]) -> u64 {
 }
 
 /// A 64-bit hash of a value's bytes and a type tag (so the string `"1"` and the number `1`
-/// differ): 8 bytes at a time multiplied in ([`prehash`]), then the murmur3 finaliser
-/// ([`finish`]) so every input bit reaches the top bits the sketch reads.
+/// differ): [`prehash`], then the murmur3 finaliser ([`finish`]) so every input bit reaches
+/// the top bits the sketch reads.
 #[cfg(test)]
 pub fn hash(tag: u8, bytes: &[u8]) -> u64 {
     finish(prehash(tag, bytes))
 }
 
 /// The hash without its finaliser: what a chunk keeps per value ([`Hashes`]).
+///
+/// ```text
+/// h = seed(tag)
+/// for each whole 8-byte word w of the bytes, in order:  h = mix(h, w)
+/// the last 1 to 7 bytes, if any, as a word padded with zeros:  h = mix(h, tail)
+/// h = mix(h, length)
+/// mix(h, w) = the 128-bit product (h ^ w) * K folded to 64 bits (low ^ high)
+/// ```
+///
+/// The words are taken from the value's start and the length comes last, so a reader that
+/// finds a value's end 8 bytes at a time hashes it in the same pass ([`Stream`]; the glue
+/// walk does, for strings).
 #[inline]
 pub fn prehash(tag: u8, bytes: &[u8]) -> u64 {
-    const K: u64 = 0x9E37_79B9_7F4A_7C15;
-    let mut h = (u64::from(tag) << 56) ^ (bytes.len() as u64).wrapping_mul(K);
+    let mut h = Stream::new(tag);
     let mut chunks = bytes.chunks_exact(8);
     for c in &mut chunks {
-        let w = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
-        h = (h ^ w).wrapping_mul(K).rotate_left(29);
+        h.word(u64::from_le_bytes([
+            c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7],
+        ]));
     }
     // The last 1 to 7 bytes, read without a copy to the stack (whose store and reload
-    // cost as much as the rest of the hash): overlapping loads from the end.
+    // cost as much as the rest of the hash): overlapping loads, the bytes they share with
+    // the words before shifted out or equal.
     let n = bytes.len();
     let rest = chunks.remainder().len();
     if rest > 0 {
         let tail = if n >= 8 {
-            u64::from_le_bytes(bytes[n - 8..].try_into().unwrap_or_default())
+            let last = u64::from_le_bytes(bytes[n - 8..].try_into().unwrap_or_default());
+            last >> (8 * (8 - rest))
         } else if n >= 4 {
             let lo = u32::from_le_bytes(bytes[..4].try_into().unwrap_or_default());
             let hi = u32::from_le_bytes(bytes[n - 4..].try_into().unwrap_or_default());
-            u64::from(lo) | (u64::from(hi) << 32)
+            u64::from(lo) | (u64::from(hi) << (8 * (n - 4)))
         } else {
-            u64::from(bytes[0]) | (u64::from(bytes[n / 2]) << 8) | (u64::from(bytes[n - 1]) << 16)
+            u64::from(bytes[0])
+                | (u64::from(bytes[n / 2]) << (8 * (n / 2)))
+                | (u64::from(bytes[n - 1]) << (8 * (n - 1)))
         };
-        h = (h ^ tail).wrapping_mul(K).rotate_left(29);
+        h.word(tail);
     }
-    h
+    h.end(n)
+}
+
+/// [`prehash`] taken a word at a time: [`Stream::word`] for each whole word and the padded
+/// tail, [`Stream::end`] with the length.
+#[derive(Clone, Copy, Debug)]
+pub struct Stream(u64);
+
+impl Stream {
+    /// The seed of a type tag.
+    #[inline]
+    pub fn new(tag: u8) -> Stream {
+        Stream((u64::from(tag) + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15))
+    }
+
+    /// Mix in the next 8 bytes (little-endian), or the tail padded with zeros.
+    #[inline]
+    pub fn word(&mut self, w: u64) {
+        self.0 = mix(self.0 ^ w);
+    }
+
+    /// The prehash of a value of `len` bytes.
+    #[inline]
+    pub fn end(self, len: usize) -> u64 {
+        mix(self.0 ^ (len as u64))
+    }
+}
+
+#[inline]
+fn mix(x: u64) -> u64 {
+    let p = u128::from(x) * 0xa076_1d64_78bd_642f_u128;
+    (p as u64) ^ ((p >> 64) as u64)
 }
 
 /// The murmur3 finaliser: a bijection of 64-bit words that spreads every bit of `h` over all
@@ -264,6 +318,7 @@ mod tests {
     #[test]
     fn type_tag_and_bytes_both_count() {
         assert_ne!(hash(1, b"1"), hash(2, b"1"));
+        assert_ne!(hash(3, b"abcdefgh"), hash(3, b"abcdefgh\0"));
         assert_ne!(hash(1, b"abcdefgh1"), hash(1, b"abcdefgh2"));
         assert_ne!(hash(1, b""), hash(1, b"\0"));
     }

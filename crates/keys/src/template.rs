@@ -33,7 +33,7 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
 
-use ndq_scan::{Document, KeySet, Malformed, Parser, Token, TokenKind};
+use ndq_scan::{Document, Malformed, Parser, Token, TokenKind};
 
 use crate::distinct::{self, Identity};
 use crate::glue::{Glue, Kind, Slot};
@@ -105,8 +105,6 @@ pub struct Templates {
     glue: Glue,
     slots: Vec<Slot>,
     steps: Vec<(u32, u32, Kind)>,
-    /// No keys: a scan that only validates.
-    none: KeySet,
 }
 
 impl Default for Templates {
@@ -155,23 +153,24 @@ impl Templates {
             glue: Glue::default(),
             slots: Vec::new(),
             steps: Vec::new(),
-            none: KeySet::new::<_, &str>([]),
         }
     }
 
-    /// Read one line into `paths` with `parser`: validated, then matched by its glue; a
-    /// line whose glue is not known is indexed and walked by [`Templates::line`], and its
-    /// glue added.
+    /// Read one line into `paths` with `parser`: matched by its glue, which validates it
+    /// (`glue.rs`: valid UTF-8, known glue, and slots that are valid tokens of their
+    /// kinds); a line whose glue is not known (or that is not valid) is validated and
+    /// indexed by the scanner and walked by [`Templates::line`], and its glue added.
     pub fn read(
         &mut self,
         parser: &mut Parser,
         paths: &mut Paths,
         line: &[u8],
     ) -> Result<(), Malformed> {
-        if self.glue.wanted() {
-            let text = parser.parse_until(line, &self.none)?.text();
+        if self.glue.wanted()
+            && let Ok(text) = simdutf8::basic::from_utf8(line)
+        {
             let mut slots = std::mem::take(&mut self.slots);
-            let found = self.glue.walk(text.as_bytes(), &mut slots);
+            let found = self.glue.walk(line, &mut slots);
             if let Some(id) = found {
                 self.apply(id, paths, text, &slots);
             }
@@ -242,6 +241,8 @@ impl Templates {
                 start: t.start,
                 end: t.end,
                 escaped: t.escaped,
+                hashed: false,
+                hash: 0,
             })
         }));
         self.apply(id, paths, doc.text(), &slots);
@@ -439,7 +440,10 @@ impl Templates {
                 continue;
             };
             let (start, end) = (v.start as usize, v.end as usize);
-            let h = if tag == 3 {
+            let h = if v.hashed {
+                // Taken by the glue walk on the way (the slot's kind is the template's).
+                v.hash
+            } else if tag == 3 {
                 // A string: its text between the quotes, unescaped.
                 if v.escaped {
                     let raw = text.get(start + 1..end.saturating_sub(1)).unwrap_or("");
