@@ -617,8 +617,11 @@ mod tests {
         ]))
     }
 
-    /// The files of a scan, as (location, length, range).
-    fn files_of(plan: &Arc<dyn ExecutionPlan>) -> Vec<Vec<(String, u64, Option<(i64, i64)>)>> {
+    /// One file of a scan: its location, length and byte range.
+    type ScanFile = (String, u64, Option<(i64, i64)>);
+
+    /// The files of a scan, one list per file group.
+    fn files_of(plan: &Arc<dyn ExecutionPlan>) -> Vec<Vec<ScanFile>> {
         let (config, _) = ndq_scan_of(plan).expect("an ndq scan");
         config
             .file_groups
