@@ -1205,3 +1205,59 @@ fn top_groups_by_aggregates_equal_the_full_sort_cut() {
         }
     }
 }
+
+/// Top-level values read where the scanner noted them (`Doc::top_scalar`: strings with and
+/// without escapes, numbers of every spelling, `true`, `false`, `null`; arrays and objects
+/// left to the node; absent keys; duplicate keys, the first winning) as group keys, function
+/// arguments, comparisons and output give what the searched keys and serde's values give.
+#[test]
+fn top_level_scalars_read_where_noted_agree_with_both_documents() {
+    let lines = [
+        r#"{"p":"/api/orders/1","s":500,"x":"a"}"#,
+        r#"{"p":"/api/orders","s":200,"x":"\u0061"}"#,
+        r#"{"p":"\/api\/users\/7","s":503.0,"x":"\"q\" é"}"#,
+        r#"{"p":"/api/orders","s":500.00,"x":true}"#,
+        r#"{"p":null,"s":-0,"x":false}"#,
+        r#"{"p":["/api/a"],"s":"500","x":{"y":1}}"#,
+        r#"{"p":{"q":"/api/b"},"x":[1,2]}"#,
+        r#"{"s":404,"x":null}"#,
+        r#"{"x":"/api/zz","p":"/health","s":200}"#,
+        r#"{"p":"/api/orders","s":500,"x":1.50}"#,
+    ];
+    let queries = [
+        "select p, count(*) filter (where s >= 500) * 100 / count(*) as err group by p \
+         order by err desc, p limit 10",
+        "select extract(p, '^/api/([a-z]+)') as r, count(*) group by r",
+        "select x, count(*), min(s), max(p) group by x",
+        "select p, s, x, length(x), lower(p) || '!' as l where x is not null or s > 300",
+        "select count(*) where p = '/api/orders' and s = 500",
+        "select s, count(*) group by s",
+    ];
+    for q in queries {
+        crate::tests::run(q, &lines);
+    }
+    // Duplicate keys: serde_json keeps the last, so only the two lazy roots are compared
+    // (the first occurrence wins for both).
+    let dups = [
+        r#"{"p":"/a","p":"/b","s":1,"s":2}"#,
+        r#"{"p":7,"s":"x","p":"/c"}"#,
+    ];
+    let plan = Plan::compile("select p, s, count(*) group by p, s").expect("plan");
+    assert_eq!(
+        crate::tests::run_lazy(&plan, &dups, None),
+        "7|x|1;/a|1|1",
+        "first occurrence, keys noted"
+    );
+    let mut parser = ndq_scan::Parser::new(ndq_scan::Scanner::detect());
+    let mut w = plan.worker();
+    let mut acc = plan.accumulator();
+    for line in dups {
+        let doc = parser.parse(line.as_bytes()).expect("parse");
+        w.accumulate(doc.root(), &mut acc);
+    }
+    assert_eq!(
+        finished(&plan, acc),
+        "7|x|1;/a|1|1",
+        "first occurrence, keys searched"
+    );
+}

@@ -52,6 +52,16 @@ pub trait Doc<'a>: Copy {
     fn top_number(self, key: &str, slot: usize) -> Option<&'a str> {
         self.top(key, slot).and_then(Doc::number)
     }
+    /// [`Doc::top`]'s value as [`Doc::view`] gives it, when that value is not an array or
+    /// object: `Some(None)` when the key is absent, `None` when the value is an array or
+    /// object or the document cannot tell without [`Doc::top`] (the default). A group key
+    /// or a function's argument read from a top-level property (`group by RequestPath`)
+    /// takes this way, without making the node first.
+    #[inline]
+    fn top_scalar(self, key: &str, slot: usize) -> Option<Option<View<'a>>> {
+        let _ = (key, slot);
+        None
+    }
     /// Element `i`; `None` when out of range or when this is not an array.
     fn index(self, i: usize) -> Option<Self::Node>;
     /// Pass the elements of this array to `f` in order, until `f` returns `false`; `false`
@@ -172,6 +182,20 @@ impl<'a> Doc<'a> for Scanned<'a> {
             Some(_) => None,
             None => self.get(key).and_then(Doc::number),
         }
+    }
+    #[inline]
+    fn top_scalar(self, _key: &str, slot: usize) -> Option<Option<View<'a>>> {
+        Some(match self.doc.wanted(self.keys, slot)? {
+            None => None,
+            Some(ndq_scan::Value::Null) => Some(View::Null),
+            Some(ndq_scan::Value::Bool(b)) => Some(View::Bool(b)),
+            Some(ndq_scan::Value::Number(n)) => Some(View::Number(n.raw())),
+            Some(ndq_scan::Value::String(s)) => Some(View::String {
+                value: s.unescaped(),
+                raw: Some(s.raw()),
+            }),
+            Some(ndq_scan::Value::Array(_) | ndq_scan::Value::Object(_)) => return None,
+        })
     }
     fn index(self, i: usize) -> Option<ndq_scan::Value<'a>> {
         Doc::index(self.doc.root(), i)

@@ -154,6 +154,31 @@ pub(crate) fn resolve_number<'a, D: Doc<'a>>(root: D, path: &Path) -> Option<&'a
     }
 }
 
+/// The value of `path` (null when absent): a top-level scalar straight from where the
+/// document noted it ([`Doc::top_scalar`]), anything else through [`resolve`].
+#[inline]
+fn path_val<'a, D: Doc<'a>>(root: D, path: &Path) -> Val<'a> {
+    if let [Seg::Key(k)] = &*path.segs {
+        match root.top_scalar(k, path.slot) {
+            Some(None) => return Val::Null,
+            Some(Some(View::Null)) => return Val::Null,
+            Some(Some(View::Bool(b))) => return Val::Bool(b),
+            Some(Some(View::Number(raw))) => {
+                return match parse_number(raw) {
+                    Some(num) => Val::Num(num, Some(Cow::Borrowed(raw))),
+                    None => Val::Null,
+                };
+            }
+            Some(Some(View::String { value, raw })) => {
+                return Val::Str(value, raw.map(Cow::Borrowed));
+            }
+            // An array or object (which `top_scalar` leaves to the node), or no answer.
+            Some(Some(View::Array | View::Object)) | None => {}
+        }
+    }
+    resolve(root, path).map_or(Val::Null, node_val)
+}
+
 /// A document value as an evaluation value (numbers parsed, strings unescaped).
 pub(crate) fn node_val<'a, N: Doc<'a>>(n: N) -> Val<'a> {
     view_val(n, n.view())
@@ -290,7 +315,7 @@ pub(crate) fn eval<'x, 'a: 'x, D: Doc<'a>>(
 ) -> Val<'x> {
     match ex {
         Ex::Const(v) => v.borrowed(),
-        Ex::Path(path) => resolve(root, path).map_or(Val::Null, node_val),
+        Ex::Path(path) => path_val(root, path),
         Ex::Key(i) => cx.keys.get(*i).map_or(Val::Null, Val::borrowed),
         Ex::Agg(i) => cx.aggs.get(*i).map_or(Val::Null, Val::borrowed),
         Ex::Neg(a) => match eval(a, root, cx, s) {
