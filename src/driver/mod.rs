@@ -36,11 +36,14 @@
 //!         in chunk order: count, number bad lines, write the output buffer / keep the table
 //!                         rows / keep the accumulator; stop when `limit` rows are out
 //!         the block's accumulators merged into the run's, together (in parallel, by
-//!         partition of the groups: Accumulator::merge_all)
+//!         partition of the groups: Accumulator::merge_all); a mapped file's windows'
+//!         only once they hold as many groups as the run's (Driver::merge_due), and at
+//!         the file's end
 //! collecting queries: plan.finish(merged accumulator), then write the rows
 //! ```
 //! Memory is bounded by two windows (the one being read and the one being unmapped), the
-//! chunk outputs, and (for `table` and aggregations) the rows kept until the end.
+//! chunk outputs, and (for `table` and aggregations) the rows kept until the end (and the
+//! windows' groups waiting to be merged, no more than the groups merged).
 //!
 //! With `limit N` and no `order by`, each chunk stops at N rows (N + M with `offset M`; the
 //! first M rows in chunk order are left out when written), a chunk that reached its rows
@@ -384,6 +387,7 @@ where
         .collect();
     let progress = Progress::new(allowed, opts.color, total, opts.progress_after);
     let mut d = Driver::new(opts, facts, make, &pool, out, &steps, progress);
+    d.total = total;
     let list = &inputs.list;
     let mut index = 0;
     // `ndq keys --limit-lines` may evaluate again the chunk where the limit ends, which needs
@@ -495,6 +499,14 @@ struct Driver<'r, S, F> {
     /// The accumulators of a block's chunks taken so far, in order, to be merged into
     /// `drove.acc` together ([`Driver::merge_pending`]).
     pending: Vec<Accumulator>,
+    /// The inputs' bytes in all, when every size is known.
+    total: Option<u64>,
+    /// While a mapped window is evaluated: the input bytes up to its end (those before it
+    /// included), which its merge tells as the share of the input read.
+    reached: Option<u64>,
+    /// In a mapped file's run of windows: `pending` merged only when due
+    /// ([`Driver::merge_due`]).
+    defer_merge: bool,
 }
 
 impl<'r, S, F> Driver<'r, S, F>
@@ -538,6 +550,9 @@ where
             streamed: 0,
             zones: None,
             pending: Vec::new(),
+            total: None,
+            reached: None,
+            defer_merge: false,
         }
     }
 
@@ -610,8 +625,27 @@ where
         Ok(Ok(Flow::More))
     }
 
-    /// The bytes `span` of a mapped file of `len` bytes (at line starts), window by window.
+    /// The bytes `span` of a mapped file of `len` bytes (at line starts), window by window;
+    /// the windows' accumulators merged when due ([`Driver::merge_due`]), the last ones at
+    /// the end.
     fn windows(
+        &mut self,
+        index: usize,
+        input: &Input,
+        file: &File,
+        len: u64,
+        span: std::ops::Range<u64>,
+        line: &mut u64,
+    ) -> Result<anyhow::Result<Flow>, Fallback> {
+        self.defer_merge = true;
+        let flow = self.windows_of(index, input, file, len, span, line);
+        self.defer_merge = false;
+        self.merge_pending();
+        flow
+    }
+
+    /// [`Driver::windows`]' windows.
+    fn windows_of(
         &mut self,
         index: usize,
         input: &Input,
@@ -666,7 +700,9 @@ where
             let data = &map[..cut];
             let data = if start == 0 { strip_bom(data) } else { data };
             let base = start + (cut - data.len()) as u64;
+            self.reached = Some(self.done_before + start + cut as u64);
             let flow = self.block(data, Some(base), index, &input.name, line);
+            self.reached = None;
             // Unmapping tears down a page table entry per page. Done here, the workers would
             // wait for it; on the pool it overlaps the next window's chunks (so at most two
             // windows are mapped at once).
@@ -918,14 +954,30 @@ where
                 return Ok(Flow::Done);
             }
         }
-        self.merge_pending();
+        if !self.defer_merge || self.merge_due() {
+            self.merge_pending();
+        }
         Ok(Flow::More)
+    }
+
+    /// Whether a mapped file's window ([`Driver::windows`]) merges the accumulators taken so
+    /// far now, or leaves them for a later window's merge: now once they hold as many groups
+    /// as the run's accumulator. A key of many values (a trace id: most of a window's groups
+    /// new) then merges at windows 1, 2, 4, 8, ..., not after each: a merge probes each
+    /// partition's index (and reads its keys) at as many scattered places as it brings
+    /// groups, and an index probed by as many groups as it holds is read once into the
+    /// cache, where one probed by a window's few is read a miss at a time. The groups left
+    /// waiting are at most as many as merged.
+    fn merge_due(&self) -> bool {
+        let pending: usize = self.pending.iter().map(Accumulator::groups).sum();
+        pending >= self.drove.acc.as_ref().map_or(0, Accumulator::groups)
     }
 
     /// Merge the block's accumulators into the run's, in chunk order: an aggregation's
     /// groups partition by partition on the pool (`Accumulator::merge_all`), while the
     /// workers would otherwise wait for the next block; up to [`FEW_GROUPS`], one after
-    /// another on this thread.
+    /// another on this thread. A mapped window's merge is told the share of the input read
+    /// (`Accumulator::merge_all_share`).
     fn merge_pending(&mut self) {
         if self.pending.is_empty() {
             return;
@@ -939,7 +991,13 @@ where
                 total.merge(acc);
             }
         } else {
-            self.pool.install(|| total.merge_all(pending));
+            // How much of the input is read, so that a table of groups that keeps growing
+            // (a key of many values) grows once for what the rest will bring.
+            let share = match (self.reached, self.total) {
+                (Some(done), Some(all)) if all > 0 => Some(done as f64 / all as f64),
+                _ => None,
+            };
+            self.pool.install(|| total.merge_all_share(pending, share));
         }
     }
 

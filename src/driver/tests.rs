@@ -867,3 +867,64 @@ fn many_groups_give_the_same_bytes_for_every_thread_count_chunk_and_window() {
         }
     }
 }
+
+/// A key of many values, most of them new in each window (as a trace id is): the windows'
+/// groups wait to be merged until they are as many as those merged (several windows at a
+/// time, partition by partition, the tables told the share of the file read), and the rows,
+/// the order of first appearance and the first spelling of each key included, are those of
+/// one thread, one chunk and one window.
+#[test]
+fn many_new_groups_per_window_merged_late_give_the_same_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut data = String::new();
+    for i in 0..30_000u64 {
+        // Mostly new keys, some seen a few lines or a few windows before; a number key
+        // spelled two ways (`1.50` and `1.5` are one group, written as first seen).
+        let t = if i % 5 == 0 {
+            i / 3
+        } else {
+            i * 7919 % 1_000_003
+        };
+        let spelled = if i % 2 == 0 { "0" } else { "" };
+        data += &format!(
+            "{{\"t\":\"{t:032x}\",\"i\":{i},\"n\":{}.{}{spelled}}}\n",
+            t % 4000,
+            t % 10
+        );
+    }
+    let path = write(dir.path(), "ids.ndjson", data.as_bytes());
+    let inputs = Inputs::open(&[path]).expect("opens");
+    let queries = [
+        "select t, count(*), min(i), max(i) group by t",
+        "select t, count(*) as c group by t order by c desc limit 5",
+        "select n, count(*), sum(i) group by n",
+    ];
+    let once = |plan: &Plan, threads: usize, chunk: Option<usize>, window: usize| {
+        let opts = RunOptions {
+            threads,
+            chunk_size: chunk,
+            window,
+            progress: false,
+            ..RunOptions::default()
+        };
+        let mut out = Vec::new();
+        run(&opts, plan, &inputs, Format::Json, &mut out).expect("runs");
+        out
+    };
+    for query in queries {
+        let plan = Plan::compile(query).expect("compiles");
+        let want = once(&plan, 1, Some(1 << 30), WINDOW);
+        assert!(!want.is_empty(), "{query}");
+        for threads in [1, 2, 3] {
+            for chunk in [Some(3000), None] {
+                for window in [60_000, 250_000] {
+                    let got = once(&plan, threads, chunk, window);
+                    assert!(
+                        got == want,
+                        "{query} (threads {threads}, chunk {chunk:?}, window {window})"
+                    );
+                }
+            }
+        }
+    }
+}
