@@ -316,6 +316,25 @@ mod tests {
     }
 
     #[test]
+    fn ids_that_differ_in_one_place_have_different_hashes() {
+        // Ids counting up in hex, as the generated logs' `ConnectionId`s (`0HN` and nine
+        // digits), and numbers padded with zeros to every length up to 40 bytes.
+        let mut seen = HashSet::new();
+        for i in 0..200_000u64 {
+            assert!(seen.insert(hash(3, format!("0HN{i:09X}").as_bytes())), "{i}");
+        }
+        for len in 0..40 {
+            for i in 0..2_000u64 {
+                let text = format!("{i:0len$}");
+                if text.len() != len {
+                    continue;
+                }
+                assert!(seen.insert(hash(3, text.as_bytes())), "{text}");
+            }
+        }
+    }
+
+    #[test]
     fn type_tag_and_bytes_both_count() {
         assert_ne!(hash(1, b"1"), hash(2, b"1"));
         assert_ne!(hash(3, b"abcdefgh"), hash(3, b"abcdefgh\0"));

@@ -64,6 +64,10 @@ pub(crate) enum Kind {
 struct Node {
     glue_start: u32,
     glue_len: u32,
+    /// The glue's first (up to) 8 bytes as a little-endian word, zeros after its end, and
+    /// the mask of those bytes: most glue is compared by one masked word.
+    head: u64,
+    head_mask: u64,
     kind: Kind,
     /// The first child and the next sibling (0: none; the root is never a child).
     child: u32,
@@ -116,6 +120,8 @@ impl Default for Glue {
             nodes: vec![Node {
                 glue_start: 0,
                 glue_len: 0,
+                head: 0,
+                head_mask: 0,
                 kind: Kind::End,
                 child: 0,
                 sibling: 0,
@@ -169,13 +175,31 @@ impl Glue {
             while c != 0 {
                 let n = self.nodes.get(c as usize)?;
                 c = n.sibling;
-                let glue = self
-                    .bytes
-                    .get(n.glue_start as usize..(n.glue_start + n.glue_len) as usize)?;
-                if !starts_with(line, pos, glue) {
+                let len = n.glue_len as usize;
+                let known = match line.get(pos..pos + 8) {
+                    // The first word, then (glue longer than a word) the rest.
+                    Some(w) => {
+                        let w = u64::from_le_bytes(<[u8; 8]>::try_from(w).ok()?);
+                        w & n.head_mask == n.head
+                            && (len <= 8 || {
+                                let glue = self.bytes.get(
+                                    n.glue_start as usize..(n.glue_start + n.glue_len) as usize,
+                                )?;
+                                starts_with(line, pos, glue)
+                            })
+                    }
+                    // Near the line's end.
+                    None => {
+                        let glue = self
+                            .bytes
+                            .get(n.glue_start as usize..(n.glue_start + n.glue_len) as usize)?;
+                        line.get(pos..pos + len) == Some(glue)
+                    }
+                };
+                if !known {
                     continue;
                 }
-                let at = pos + glue.len();
+                let at = pos + len;
                 // Each kind pushes its slot itself and gives its end: a `Slot` handed back
                 // went through the stack, its flags stored a byte at a time and loaded as a
                 // word, a store-to-load forwarding stall on every slot.
@@ -240,9 +264,12 @@ impl Glue {
                 return;
             }
             let id = self.nodes.len() as u32;
+            let (head, head_mask) = head(glue);
             self.nodes.push(Node {
                 glue_start: self.bytes.len() as u32,
                 glue_len: glue.len() as u32,
+                head,
+                head_mask,
                 kind,
                 child: 0,
                 sibling: 0,
@@ -264,6 +291,20 @@ impl Glue {
             at = id;
         }
     }
+}
+
+/// The first (up to) 8 bytes of `glue` as a little-endian word padded with zeros, and the
+/// mask of the bytes it holds.
+fn head(glue: &[u8]) -> (u64, u64) {
+    let mut w = [0u8; 8];
+    let n = glue.len().min(8);
+    w[..n].copy_from_slice(&glue[..n]);
+    let mask = if n == 8 {
+        u64::MAX
+    } else {
+        (1u64 << (8 * n)) - 1
+    };
+    (u64::from_le_bytes(w), mask)
 }
 
 /// Whether `line[pos..]` starts with `glue`: 8 bytes a compare.

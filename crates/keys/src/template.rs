@@ -105,6 +105,8 @@ pub struct Templates {
     glue: Glue,
     slots: Vec<Slot>,
     steps: Vec<(u32, u32, Kind)>,
+    /// An escaped string's text, unescaped.
+    text: Vec<u8>,
 }
 
 impl Default for Templates {
@@ -153,6 +155,7 @@ impl Templates {
             glue: Glue::default(),
             slots: Vec::new(),
             steps: Vec::new(),
+            text: Vec::new(),
         }
     }
 
@@ -446,8 +449,9 @@ impl Templates {
             } else if tag == 3 {
                 // A string: its text between the quotes, unescaped.
                 if v.escaped {
-                    let raw = text.get(start + 1..end.saturating_sub(1)).unwrap_or("");
-                    distinct::prehash(3, ndq_scan::unescape(raw).as_bytes())
+                    let raw = bytes.get(start + 1..end.saturating_sub(1));
+                    unescape_into(raw.unwrap_or_default(), &mut self.text);
+                    distinct::prehash(3, &self.text)
                 } else {
                     let raw = bytes.get(start + 1..end.saturating_sub(1));
                     distinct::prehash(3, raw.unwrap_or_default())
@@ -542,6 +546,31 @@ impl Paths {
                 {
                     *c += n;
                 }
+            }
+        }
+    }
+}
+
+/// The text of a valid string's content `raw` (between its quotes) with its escapes
+/// decoded, into `out` (what [`ndq_scan::unescape`] gives, without an allocation).
+fn unescape_into(raw: &[u8], out: &mut Vec<u8>) {
+    out.clear();
+    let mut i = 0;
+    while let Some(rest) = raw.get(i..) {
+        let Some(b) = rest.iter().position(|&b| b == b'\\') else {
+            out.extend_from_slice(rest);
+            break;
+        };
+        out.extend_from_slice(&rest[..b]);
+        match rest.get(b..).and_then(ndq_scan::decode_escape) {
+            Some((c, n)) => {
+                out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
+                i += b + n;
+            }
+            None => {
+                // Not valid (never so after the scanner or the glue walk): the rest as is.
+                out.extend_from_slice(&rest[b..]);
+                break;
             }
         }
     }
@@ -825,6 +854,22 @@ mod tests {
         data.split(|&b| b == b'\n')
             .filter(|l| !l.is_empty())
             .collect()
+    }
+
+    #[test]
+    fn unescape_into_gives_the_scanners_unescape() {
+        let mut out = Vec::new();
+        for raw in [
+            "",
+            "plain",
+            r#"Zo\u00eb \"Z\" Smith"#,
+            r#"\\\/\b\f\n\r\t"#,
+            r#"a\ud83d\ude00b\u0041"#,
+            r#"\"\"\""#,
+        ] {
+            unescape_into(raw.as_bytes(), &mut out);
+            assert_eq!(out, ndq_scan::unescape(raw).as_bytes(), "{raw}");
+        }
     }
 
     #[test]
