@@ -2,21 +2,35 @@
 //! request path, a level, a host name), so the same text often meets the same regex again a
 //! few lines later, and a look-up in a small table costs less than a regex search.
 //!
+//! What is remembered is keyed by the part of the text that *decides* the answer: the bytes
+//! the regex's lazy DFA reads before it reaches its dead state (after which no match can
+//! begin, end or grow), or the whole text when it never does. `^/api/([a-z]+)` decides
+//! `/api/orders/4711` on `/api/orders/4` and `/health` on `/h`, so a path with an id in it,
+//! seen once, is answered from the slot of every other id of its endpoint.
+//!
 //! Invariants:
-//! - The answer is a function of the text alone (the regex and the group are fixed by the
-//!   plan, [`crate::ir::Extract::memo`]), so a remembered answer is the one the search would
-//!   give: the memo only changes the time.
-//! - The table is direct-mapped (one slot per hash value, a newer text replaces an older
-//!   one) and of fixed size; texts longer than [`LONGEST`] bytes are searched every time and
-//!   never copied. A slot keeps its text's buffer, so once warm a miss allocates nothing
-//!   either, and the capture positions are read into one reused [`CaptureLocations`].
+//! - The answer is a function of the deciding prefix: the DFA is deterministic, so a text
+//!   that starts with the same bytes drives it into the dead state at the same byte, and
+//!   the leftmost-first match it would report (which the `regex` crate's engines all agree
+//!   on), and so the capture groups inside that match, lie within those bytes. A regex that
+//!   can match the empty text gets no DFA (the `regex` crate's rule for empty matches inside
+//!   a UTF-8 character could look past them), nor does one the lazy DFA cannot build
+//!   (a Unicode word boundary): their key is the whole text. A DFA that gives up (a quit
+//!   byte, its cache exhausted) keys the whole text too. So a remembered answer is the one
+//!   the search would give: the memo only changes the time.
+//! - The table is direct-mapped (one slot per hash value, a newer key replaces an older
+//!   one) and of fixed size; keys longer than [`LONGEST`] bytes are searched every time and
+//!   never copied (the DFA reads at most that far). A slot keeps its key's buffer, so once
+//!   warm a miss allocates nothing either, and the capture positions are read into one
+//!   reused [`CaptureLocations`].
 //!
 //! ```text
 //! extract(text):
-//!     slot = table[hash(text) mod SLOTS]
-//!     if slot holds text: return text[slot.range]        (or null: no match)
+//!     key = the prefix of text the DFA reads before its dead state (else text)
+//!     slot = table[hash(key) mod SLOTS]
+//!     if slot holds key: return text[slot.range]         (or null: no match)
 //!     range = search(regex, text, group)
-//!     slot = (text, range)
+//!     slot = (key, range)
 //!     return text[range]
 //! ```
 
@@ -24,11 +38,14 @@ use std::hash::BuildHasher;
 use std::ops::Range;
 
 use regex::{CaptureLocations, Regex};
+use regex_automata::hybrid::dfa::{Cache, DFA};
+use regex_automata::nfa::thompson::{NFA, WhichCaptures};
+use regex_automata::util::start;
 
 /// Slots of a memo (a power of two).
-const SLOTS: usize = 256;
+const SLOTS: usize = 1024;
 
-/// Texts longer than this are not remembered.
+/// Keys longer than this are not remembered.
 const LONGEST: usize = 256;
 
 /// One `extract`'s remembered answers (see the module docs); kept in the worker's scratch.
@@ -37,37 +54,97 @@ pub(crate) struct Memo {
     /// Allocated on first use.
     slots: Vec<Slot>,
     locs: Option<CaptureLocations>,
+    /// The regex's lazy DFA, made on first use (`Some(None)`: the regex has none).
+    reader: Option<Option<Reader>>,
 }
 
 #[derive(Debug, Default)]
 struct Slot {
     filled: bool,
-    text: String,
+    key: Vec<u8>,
     found: Option<Range<usize>>,
+}
+
+/// The lazy DFA of a regex and this worker's cache of its states.
+#[derive(Debug)]
+struct Reader {
+    dfa: DFA,
+    cache: Cache,
+}
+
+impl Reader {
+    /// The DFA of `pattern` (a `regex::Regex`'s own text, so the same syntax and flags), or
+    /// `None` when the pattern can match the empty text or the lazy DFA cannot be built.
+    fn new(pattern: &str) -> Option<Reader> {
+        let nfa = NFA::compiler()
+            .configure(NFA::config().which_captures(WhichCaptures::None))
+            .build(pattern)
+            .ok()?;
+        if nfa.has_empty() {
+            return None;
+        }
+        let dfa = DFA::builder().build_from_nfa(nfa).ok()?;
+        let cache = dfa.create_cache();
+        Some(Reader { dfa, cache })
+    }
+
+    /// How many leading bytes of `text` decide the first match (see the module docs): the
+    /// bytes read up to and including the one that leads to the dead state; `text.len()`
+    /// when none does within the first [`LONGEST`] + 1 bytes or the DFA gives up.
+    #[inline]
+    fn decided(&mut self, text: &[u8]) -> usize {
+        let Ok(mut sid) = self.dfa.start_state(&mut self.cache, &start::Config::new()) else {
+            return text.len();
+        };
+        if sid.is_dead() {
+            return 0;
+        }
+        for (i, &b) in text.iter().enumerate().take(LONGEST + 1) {
+            match self.dfa.next_state(&mut self.cache, sid, b) {
+                Ok(next) if next.is_dead() => return i + 1,
+                Ok(next) if next.is_quit() => return text.len(),
+                Ok(next) => sid = next,
+                Err(_) => return text.len(),
+            }
+        }
+        text.len()
+    }
 }
 
 impl Memo {
     /// Where group `group` of the first match of `re` in `text` is (`None`: no match, or the
-    /// group did not take part), remembered for the next time `text` comes.
+    /// group did not take part), remembered for the next text that starts with the bytes
+    /// that decided it.
     #[inline]
     pub(crate) fn find(&mut self, re: &Regex, group: usize, text: &str) -> Option<Range<usize>> {
-        if text.len() > LONGEST {
+        let decided = match self.reader.get_or_insert_with(|| Reader::new(re.as_str())) {
+            Some(reader) => reader.decided(text.as_bytes()),
+            None => text.len(),
+        };
+        let Some(key) = text
+            .as_bytes()
+            .get(..decided)
+            .filter(|k| k.len() <= LONGEST)
+        else {
             return search(re, group, text, &mut self.locs);
-        }
+        };
         if self.slots.is_empty() {
             self.slots.resize_with(SLOTS, Slot::default);
         }
         // A fixed seed: a crafted input can only make the memo miss, never slower than the
         // search it stands for.
-        let hash = foldhash::fast::FixedState::default().hash_one(text.as_bytes());
+        let hash = foldhash::fast::FixedState::default().hash_one(key);
         let slot = &mut self.slots[hash as usize & (SLOTS - 1)];
-        if slot.filled && slot.text == text {
+        // A remembered range lies inside the key (see the module docs); the check keeps a
+        // broken rule from ever cutting another text out of bounds.
+        if slot.filled && slot.key == key && slot.found.as_ref().is_none_or(|r| r.end <= key.len())
+        {
             return slot.found.clone();
         }
         let found = search(re, group, text, &mut self.locs);
         slot.filled = true;
-        slot.text.clear();
-        slot.text.push_str(text);
+        slot.key.clear();
+        slot.key.extend_from_slice(key);
         slot.found = found.clone();
         found
     }
@@ -129,14 +206,70 @@ mod tests {
         }
     }
 
+    /// Texts that share the bytes a regex's DFA decides on and differ after them (an id
+    /// after a path), texts it reads to their end, matches that end at or just before the
+    /// deciding byte, `$`, word boundaries, alternations of different lengths, regexes
+    /// without `^`, non-ASCII text, a regex that can match the empty text and one with a
+    /// Unicode word boundary (no DFA): every answer, whether searched or remembered from
+    /// another text, is the one the search gives for that text.
+    #[test]
+    fn answers_keyed_by_the_deciding_prefix_equal_the_search() {
+        let patterns = [
+            r"^/api/([a-z]+)",
+            r"^/api/([a-z]+)$",
+            r"^/api/([a-z]+)(/(\d+))?",
+            r"^(/api|/apis)/(x|xyz)",
+            r"/([a-z]+)/(\d+)",
+            r"(?-u:\b)([a-z]+)(?-u:\b)",
+            r"^(é+)(.)",
+            r"^a*",
+            r"\b(\w+)\b",
+            r"^.{3}(.)",
+            r"(\d+) ms$",
+        ];
+        let texts: Vec<String> = (0..600)
+            .map(|i| match i % 12 {
+                0 => format!("/api/orders/{}", i * 7919 % 1000),
+                1 => "/api/orders".to_owned(),
+                2 => format!("/api/orders{}", i % 3),
+                3 => format!("/apis/xyz{}", i % 5),
+                4 => format!("/api/xy/{i}"),
+                5 => format!("/health{}", "z".repeat(i % 300)),
+                6 => format!("é{}x{}", "é".repeat(i % 4), i % 7),
+                7 => format!("aaa{}", i % 2),
+                8 => format!("took {} ms", i % 50),
+                9 => format!("/api/Orders/{i}"),
+                10 => format!("/{}", "q".repeat(250 + i % 20)),
+                _ => String::new(),
+            })
+            .collect();
+        for p in patterns {
+            let re = Regex::new(p).expect("regex");
+            for group in 0..re.captures_len() {
+                let mut memo = Memo::default();
+                for _ in 0..2 {
+                    for t in &texts {
+                        assert_eq!(
+                            memo.find(&re, group, t),
+                            plain(&re, group, t),
+                            "{p} {group} {t}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
     proptest! {
         #[test]
         fn memo_agrees_with_captures(texts in prop::collection::vec("[/a-c0-9é]{0,12}", 1..200)) {
-            let re = Regex::new(r"/([a-c]+)(\d)?").expect("regex");
-            for group in 0..3 {
-                let mut memo = Memo::default();
-                for t in texts.iter().chain(&texts) {
-                    prop_assert_eq!(memo.find(&re, group, t), plain(&re, group, t));
+            for p in [r"/([a-c]+)(\d)?", r"^/([a-c]+)(é|\d\d)?", r"(a|abc)(b*)$"] {
+                let re = Regex::new(p).expect("regex");
+                for group in 0..3 {
+                    let mut memo = Memo::default();
+                    for t in texts.iter().chain(&texts) {
+                        prop_assert_eq!(memo.find(&re, group, t), plain(&re, group, t));
+                    }
                 }
             }
         }
