@@ -321,7 +321,10 @@ mod tests {
         // digits), and numbers padded with zeros to every length up to 40 bytes.
         let mut seen = HashSet::new();
         for i in 0..200_000u64 {
-            assert!(seen.insert(hash(3, format!("0HN{i:09X}").as_bytes())), "{i}");
+            assert!(
+                seen.insert(hash(3, format!("0HN{i:09X}").as_bytes())),
+                "{i}"
+            );
         }
         for len in 0..40 {
             for i in 0..2_000u64 {
