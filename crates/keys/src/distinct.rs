@@ -99,8 +99,26 @@ impl Distinct {
 
     /// Fold a chunk's values in (their prehashes, finished here).
     pub fn merge_hashes(&mut self, hashes: Hashes) {
-        for h in hashes.list {
-            self.insert(finish(h));
+        // Which kind of count is decided once per list (and once more if the list takes
+        // the set past the limit), not per value; this runs on the thread that folds the
+        // parts in order, while the workers wait for the next window.
+        let mut list = hashes.list.into_iter();
+        if let Distinct::Exact(set) = self {
+            set.reserve(list.len().min(EXACT_LIMIT + 1 - set.len().min(EXACT_LIMIT)));
+            for h in list.by_ref() {
+                if set.insert(finish(h)) && set.len() > EXACT_LIMIT {
+                    break;
+                }
+            }
+            if set.len() <= EXACT_LIMIT {
+                return;
+            }
+            self.become_sketch();
+        }
+        if let Distinct::Sketch(regs) = self {
+            for h in list {
+                add(regs, finish(h));
+            }
         }
     }
 
@@ -295,6 +313,33 @@ mod tests {
             assert!(!exact);
             let err = (e as f64 - n as f64).abs() / n as f64;
             assert!(err < 0.05, "{n}: estimated {e}");
+        }
+    }
+
+    #[test]
+    fn lists_folded_in_give_what_inserting_each_gives() {
+        // Lists that take the set past the limit in their middle, at their end, or start
+        // past it; with repeats.
+        for sizes in [
+            vec![25_000],
+            vec![9_000, 2_000, 500],
+            vec![10_000, 1],
+            vec![3, 10_001],
+        ] {
+            let mut one = Distinct::default();
+            let mut folded = Distinct::default();
+            let mut next = 0u64;
+            for n in sizes {
+                let mut hashes = Hashes::default();
+                for i in 0..n {
+                    let h = prehash(2, &(next + i % 7_000).to_le_bytes());
+                    one.insert(finish(h));
+                    hashes.list.push(h);
+                }
+                next += n;
+                folded.merge_hashes(hashes);
+                assert_eq!(folded.count(), one.count());
+            }
         }
     }
 
