@@ -181,7 +181,7 @@ fn keys_are_the_same_for_any_threads_and_chunk_size() {
 /// gives the plain walk's output byte for byte, and the same warning, for any thread count,
 /// chunk size and scanner, on generated logs mixed with lines of odd structures (repeated and
 /// escaped keys, escaped quotes, arrays of other lengths, nested arrays, other spacing) and
-/// bad lines.
+/// bad lines, some of them generated lines spoilt inside a value.
 #[test]
 fn templates_walk_gives_the_plain_walks_output() {
     let f = Fixture::new();
@@ -204,11 +204,51 @@ fn templates_walk_gives_the_plain_walks_output() {
                 .map_or(0, |p| p + 1);
         data.splice(at..at, format!("{l}\n").into_bytes());
     }
+    // Copies of the first generated line spoilt inside a value (the glue kept, so that the
+    // fast walk, which validates the lines it matches, meets them): a leading zero, a
+    // number that is no number, a control byte, a bad escape, a lone surrogate, invalid
+    // UTF-8, bytes after the object; and two that stay valid (a valid escape, a negative
+    // number). Each four times, spread over the file.
+    let first = data.split(|&b| b == b'\n').next().unwrap().to_vec();
+    let first = String::from_utf8(first).unwrap();
+    let spoilt: Vec<Vec<u8>> = vec![
+        first
+            .replacen("\"StatusCode\":", "\"StatusCode\":0", 1)
+            .into_bytes(),
+        first
+            .replacen("\"ThreadId\":", "\"ThreadId\":--", 1)
+            .into_bytes(),
+        first.replacen("HTTP ", "HTTP\u{1} ", 1).into_bytes(),
+        first.replacen("HTTP ", "HTTP\\q ", 1).into_bytes(),
+        first.replacen("HTTP ", "HTTP\\ud800 ", 1).into_bytes(),
+        first.replacen("HTTP ", "HTTP\u{ff} ", 1).into_bytes(),
+        format!("{first}x").into_bytes(),
+        first.replacen("HTTP ", "HTTP\\u00e9 ", 1).into_bytes(),
+        first
+            .replacen("\"ThreadId\":", "\"ThreadId\":-", 1)
+            .into_bytes(),
+    ];
+    assert!(spoilt.iter().all(|l| l != first.as_bytes()), "{first}");
+    for (i, l) in spoilt.iter().cycle().take(36).enumerate() {
+        let at = data.len() * (2 * i + 1) / 72;
+        let at = at
+            + data[at..]
+                .iter()
+                .position(|&b| b == b'\n')
+                .map_or(0, |p| p + 1);
+        data.splice(at..at, [&l[..], b"\n"].concat());
+    }
+    // "\u{ff}" above is two bytes of valid UTF-8 (ÿ): make it the one invalid byte 0xff.
+    let bad_utf8 = "HTTP\u{ff} ".as_bytes();
+    while let Some(p) = data.windows(bad_utf8.len()).position(|w| w == bad_utf8) {
+        data.splice(p..p + bad_utf8.len(), b"HTTP\xff ".iter().copied());
+    }
     let input = f.write("mixed.ndjson", &data);
     let input = input.to_str().unwrap();
     let keys = |extra: &[&str]| {
         let run = ndq(&["keys", "-o", "json", input]).run_args(extra);
-        run.status(0).stderr_has("10 malformed lines skipped");
+        // 10 lines "not json", 7 spoilt lines 4 times each.
+        run.status(0).stderr_has("38 malformed lines skipped");
         (run.stdout().to_string(), run.stderr().to_string())
     };
     let plain = keys(&["--walk", "plain", "--threads", "1", "--scanner", "scalar"]);

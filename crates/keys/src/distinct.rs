@@ -99,8 +99,26 @@ impl Distinct {
 
     /// Fold a chunk's values in (their prehashes, finished here).
     pub fn merge_hashes(&mut self, hashes: Hashes) {
-        for h in hashes.list {
-            self.insert(finish(h));
+        // Which kind of count is decided once per list (and once more if the list takes
+        // the set past the limit), not per value; this runs on the thread that folds the
+        // parts in order, while the workers wait for the next window.
+        let mut list = hashes.list.into_iter();
+        if let Distinct::Exact(set) = self {
+            set.reserve(list.len().min(EXACT_LIMIT + 1 - set.len().min(EXACT_LIMIT)));
+            for h in list.by_ref() {
+                if set.insert(finish(h)) && set.len() > EXACT_LIMIT {
+                    break;
+                }
+            }
+            if set.len() <= EXACT_LIMIT {
+                return;
+            }
+            self.become_sketch();
+        }
+        if let Distinct::Sketch(regs) = self {
+            for h in list {
+                add(regs, finish(h));
+            }
         }
     }
 
@@ -299,6 +317,33 @@ mod tests {
     }
 
     #[test]
+    fn lists_folded_in_give_what_inserting_each_gives() {
+        // Lists that take the set past the limit in their middle, at their end, or start
+        // past it; with repeats.
+        for sizes in [
+            vec![25_000],
+            vec![9_000, 2_000, 500],
+            vec![10_000, 1],
+            vec![3, 10_001],
+        ] {
+            let mut one = Distinct::default();
+            let mut folded = Distinct::default();
+            let mut next = 0u64;
+            for n in sizes {
+                let mut hashes = Hashes::default();
+                for i in 0..n {
+                    let h = prehash(2, &(next + i % 7_000).to_le_bytes());
+                    one.insert(finish(h));
+                    hashes.list.push(h);
+                }
+                next += n;
+                folded.merge_hashes(hashes);
+                assert_eq!(folded.count(), one.count());
+            }
+        }
+    }
+
+    #[test]
     fn merging_is_the_same_in_any_grouping() {
         let n = 30_000u64;
         let whole = of(0..n).count();
@@ -321,7 +366,10 @@ mod tests {
         // digits), and numbers padded with zeros to every length up to 40 bytes.
         let mut seen = HashSet::new();
         for i in 0..200_000u64 {
-            assert!(seen.insert(hash(3, format!("0HN{i:09X}").as_bytes())), "{i}");
+            assert!(
+                seen.insert(hash(3, format!("0HN{i:09X}").as_bytes())),
+                "{i}"
+            );
         }
         for len in 0..40 {
             for i in 0..2_000u64 {
