@@ -469,6 +469,11 @@ enum Flow {
 /// cost a quarter of the run (4,104 files of 256 KB, `count(*)`: 0.30 s against 0.23 s).
 const FEW_GROUPS: usize = 4096;
 
+/// The most groups of a mapped file's windows left waiting for a merge
+/// ([`Driver::merge_due`]): a table of millions of groups merges at least every million
+/// (about 90 MB of chunk tables for a key of 32 characters), not only once as many wait.
+const WAITING_GROUPS: usize = 1 << 20;
+
 struct Driver<'r, S, F> {
     /// The step type `make` returns.
     step: PhantomData<fn() -> S>,
@@ -967,10 +972,11 @@ where
     /// partition's index (and reads its keys) at as many scattered places as it brings
     /// groups, and an index probed by as many groups as it holds is read once into the
     /// cache, where one probed by a window's few is read a miss at a time. The groups left
-    /// waiting are at most as many as merged.
+    /// waiting are at most as many as merged, and at most [`WAITING_GROUPS`].
     fn merge_due(&self) -> bool {
         let pending: usize = self.pending.iter().map(Accumulator::groups).sum();
-        pending >= self.drove.acc.as_ref().map_or(0, Accumulator::groups)
+        let merged = self.drove.acc.as_ref().map_or(0, Accumulator::groups);
+        pending >= merged.min(WAITING_GROUPS)
     }
 
     /// Merge the block's accumulators into the run's, in chunk order: an aggregation's
