@@ -40,9 +40,10 @@
 //! So the walk checks what the scanner would of each slot: a string has no byte below
 //! 0x20 and each of its escapes is valid ([`ndq_scan::decode_escape`], escapes taken one
 //! after another as the scanner takes them; else no match), a number follows
-//! `-?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?` (else no match); UTF-8 is left to the
-//! caller (checked before the walk). A line that does not match takes the scanner's full index,
-//! which gives the verdict of an invalid line: the verdicts are the scanner's.
+//! `-?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?` (else no match). The same structure
+//! means the same depth; UTF-8 and the length limit (under 4 GiB) are the caller's to
+//! check, before the walk. A line that does not match takes the scanner's full index, which
+//! gives the verdict of an invalid line: the verdicts are the scanner's.
 
 use crate::distinct::{self, Stream};
 

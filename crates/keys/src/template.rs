@@ -169,7 +169,9 @@ impl Templates {
         paths: &mut Paths,
         line: &[u8],
     ) -> Result<(), Malformed> {
+        // (A line of 4 GiB or more is the scanner's to reject, as too long.)
         if self.glue.wanted()
+            && line.len() < u32::MAX as usize
             && let Ok(text) = simdutf8::basic::from_utf8(line)
         {
             let mut slots = std::mem::take(&mut self.slots);
