@@ -36,14 +36,11 @@
 //!         in chunk order: count, number bad lines, write the output buffer / keep the table
 //!                         rows / keep the accumulator; stop when `limit` rows are out
 //!         the block's accumulators merged into the run's, together (in parallel, by
-//!         partition of the groups: Accumulator::merge_all); a mapped file's windows'
-//!         only once they hold as many groups as the run's (Driver::merge_due), and at
-//!         the file's end
+//!         partition of the groups: Accumulator::merge_all)
 //! collecting queries: plan.finish(merged accumulator), then write the rows
 //! ```
 //! Memory is bounded by two windows (the one being read and the one being unmapped), the
-//! chunk outputs, and (for `table` and aggregations) the rows kept until the end (and the
-//! windows' groups waiting to be merged, no more than the groups merged).
+//! chunk outputs, and (for `table` and aggregations) the rows kept until the end.
 //!
 //! With `limit N` and no `order by`, each chunk stops at N rows (N + M with `offset M`; the
 //! first M rows in chunk order are left out when written), a chunk that reached its rows
@@ -469,11 +466,6 @@ enum Flow {
 /// cost a quarter of the run (4,104 files of 256 KB, `count(*)`: 0.30 s against 0.23 s).
 const FEW_GROUPS: usize = 4096;
 
-/// The most groups of a mapped file's windows left waiting for a merge
-/// ([`Driver::merge_due`]): a table of millions of groups merges at least every million
-/// (about 90 MB of chunk tables for a key of 32 characters), not only once as many wait.
-const WAITING_GROUPS: usize = 1 << 20;
-
 struct Driver<'r, S, F> {
     /// The step type `make` returns.
     step: PhantomData<fn() -> S>,
@@ -509,9 +501,6 @@ struct Driver<'r, S, F> {
     /// While a mapped window is evaluated: the input bytes up to its end (those before it
     /// included), which its merge tells as the share of the input read.
     reached: Option<u64>,
-    /// In a mapped file's run of windows: `pending` merged only when due
-    /// ([`Driver::merge_due`]).
-    defer_merge: bool,
 }
 
 impl<'r, S, F> Driver<'r, S, F>
@@ -557,7 +546,6 @@ where
             pending: Vec::new(),
             total: None,
             reached: None,
-            defer_merge: false,
         }
     }
 
@@ -630,27 +618,8 @@ where
         Ok(Ok(Flow::More))
     }
 
-    /// The bytes `span` of a mapped file of `len` bytes (at line starts), window by window;
-    /// the windows' accumulators merged when due ([`Driver::merge_due`]), the last ones at
-    /// the end.
+    /// The bytes `span` of a mapped file of `len` bytes (at line starts), window by window.
     fn windows(
-        &mut self,
-        index: usize,
-        input: &Input,
-        file: &File,
-        len: u64,
-        span: std::ops::Range<u64>,
-        line: &mut u64,
-    ) -> Result<anyhow::Result<Flow>, Fallback> {
-        self.defer_merge = true;
-        let flow = self.windows_of(index, input, file, len, span, line);
-        self.defer_merge = false;
-        self.merge_pending();
-        flow
-    }
-
-    /// [`Driver::windows`]' windows.
-    fn windows_of(
         &mut self,
         index: usize,
         input: &Input,
@@ -959,24 +928,8 @@ where
                 return Ok(Flow::Done);
             }
         }
-        if !self.defer_merge || self.merge_due() {
-            self.merge_pending();
-        }
+        self.merge_pending();
         Ok(Flow::More)
-    }
-
-    /// Whether a mapped file's window ([`Driver::windows`]) merges the accumulators taken so
-    /// far now, or leaves them for a later window's merge: now once they hold as many groups
-    /// as the run's accumulator. A key of many values (a trace id: most of a window's groups
-    /// new) then merges at windows 1, 2, 4, 8, ..., not after each: a merge probes each
-    /// partition's index (and reads its keys) at as many scattered places as it brings
-    /// groups, and an index probed by as many groups as it holds is read once into the
-    /// cache, where one probed by a window's few is read a miss at a time. The groups left
-    /// waiting are at most as many as merged, and at most [`WAITING_GROUPS`].
-    fn merge_due(&self) -> bool {
-        let pending: usize = self.pending.iter().map(Accumulator::groups).sum();
-        let merged = self.drove.acc.as_ref().map_or(0, Accumulator::groups);
-        pending >= merged.min(WAITING_GROUPS)
     }
 
     /// Merge the block's accumulators into the run's, in chunk order: an aggregation's
