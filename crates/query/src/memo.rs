@@ -23,6 +23,9 @@
 //!   never copied (the DFA reads at most that far). A slot keeps its key's buffer, so once
 //!   warm a miss allocates nothing either, and the capture positions are read into one
 //!   reused [`CaptureLocations`].
+//! - The walk costs about what a search does on a text it reads to the end, so it pauses
+//!   (the key is then the whole text, an answer as good) for [`PAUSE`] look-ups when fewer
+//!   than a quarter of the last [`CHECK`] look-ups it keyed found their answer.
 //!
 //! ```text
 //! extract(text):
@@ -48,6 +51,12 @@ const SLOTS: usize = 1024;
 /// Keys longer than this are not remembered.
 const LONGEST: usize = 256;
 
+/// Look-ups keyed by the DFA's prefix between two checks of their hit rate.
+const CHECK: u32 = 256;
+
+/// Look-ups keyed by the whole text after a check found the prefix keys of little use.
+const PAUSE: u32 = 16 * 1024;
+
 /// One `extract`'s remembered answers (see the module docs); kept in the worker's scratch.
 #[derive(Debug, Default)]
 pub(crate) struct Memo {
@@ -56,6 +65,11 @@ pub(crate) struct Memo {
     locs: Option<CaptureLocations>,
     /// The regex's lazy DFA, made on first use (`Some(None)`: the regex has none).
     reader: Option<Option<Reader>>,
+    /// Look-ups keyed by the DFA's prefix since the last check, and how many of them hit.
+    walked: u32,
+    hits: u32,
+    /// Look-ups left before the DFA is walked again (see [`Memo::tally`]).
+    paused: u32,
 }
 
 #[derive(Debug, Default)]
@@ -117,17 +131,36 @@ impl Memo {
     /// that decided it.
     #[inline]
     pub(crate) fn find(&mut self, re: &Regex, group: usize, text: &str) -> Option<Range<usize>> {
+        let walk = self.paused == 0;
         let decided = match self.reader.get_or_insert_with(|| Reader::new(re.as_str())) {
-            Some(reader) => reader.decided(text.as_bytes()),
-            None => text.len(),
+            Some(reader) if walk => reader.decided(text.as_bytes()),
+            _ => text.len(),
         };
-        let Some(key) = text
+        self.paused = self.paused.saturating_sub(1);
+        let key = text
             .as_bytes()
             .get(..decided)
-            .filter(|k| k.len() <= LONGEST)
-        else {
-            return search(re, group, text, &mut self.locs);
+            .filter(|k| k.len() <= LONGEST);
+        let (found, hit) = match key {
+            Some(key) => self.look_up(re, group, text, key),
+            None => (search(re, group, text, &mut self.locs), false),
         };
+        if walk {
+            self.tally(hit);
+        }
+        found
+    }
+
+    /// [`Memo::find`] of a key short enough to keep: the answer, and whether it was
+    /// remembered.
+    #[inline]
+    fn look_up(
+        &mut self,
+        re: &Regex,
+        group: usize,
+        text: &str,
+        key: &[u8],
+    ) -> (Option<Range<usize>>, bool) {
         if self.slots.is_empty() {
             self.slots.resize_with(SLOTS, Slot::default);
         }
@@ -139,14 +172,31 @@ impl Memo {
         // broken rule from ever cutting another text out of bounds.
         if slot.filled && slot.key == key && slot.found.as_ref().is_none_or(|r| r.end <= key.len())
         {
-            return slot.found.clone();
+            return (slot.found.clone(), true);
         }
         let found = search(re, group, text, &mut self.locs);
         slot.filled = true;
         slot.key.clear();
         slot.key.extend_from_slice(key);
         slot.found = found.clone();
-        found
+        (found, false)
+    }
+
+    /// Count a look-up keyed by the DFA's prefix; after [`CHECK`] of them, pause the DFA for
+    /// [`PAUSE`] look-ups (keys are whole texts meanwhile) when fewer than a quarter hit:
+    /// texts that differ inside the part that decides (a number in a message) gain nothing
+    /// from the walk.
+    #[inline]
+    fn tally(&mut self, hit: bool) {
+        self.walked += 1;
+        self.hits += u32::from(hit);
+        if self.walked == CHECK {
+            if self.hits * 4 < CHECK {
+                self.paused = PAUSE;
+            }
+            self.walked = 0;
+            self.hits = 0;
+        }
     }
 }
 
@@ -257,6 +307,33 @@ mod tests {
                     }
                 }
             }
+        }
+    }
+
+    /// Through the pauses of the DFA and back: texts whose prefix keys miss (numbers in a
+    /// message) long enough to pause it, then paths whose prefix keys hit, then both mixed,
+    /// for longer than a pause; every answer is the search's.
+    #[test]
+    fn answers_stay_the_search_s_when_the_dfa_pauses_and_resumes() {
+        let re = Regex::new(r"^/api/([a-z]+)|in (\d+) ms").expect("regex");
+        let texts = (0..3 * PAUSE as usize).map(|i| match (i / 4096) % 3 {
+            0 => format!("took in {i} ms"),
+            1 => format!("/api/orders/{i}"),
+            _ if i % 2 == 0 => format!("/api/users/{i}"),
+            _ => format!("done in {} ms", i % 5000),
+        });
+        for group in 0..3 {
+            let mut memo = Memo::default();
+            let mut paused = false;
+            for t in texts.clone() {
+                assert_eq!(
+                    memo.find(&re, group, &t),
+                    plain(&re, group, &t),
+                    "{group} {t}"
+                );
+                paused |= memo.paused > 0;
+            }
+            assert!(paused, "the DFA paused at least once");
         }
     }
 
