@@ -384,7 +384,6 @@ where
         .collect();
     let progress = Progress::new(allowed, opts.color, total, opts.progress_after);
     let mut d = Driver::new(opts, facts, make, &pool, out, &steps, progress);
-    d.total = total;
     let list = &inputs.list;
     let mut index = 0;
     // `ndq keys --limit-lines` may evaluate again the chunk where the limit ends, which needs
@@ -496,11 +495,6 @@ struct Driver<'r, S, F> {
     /// The accumulators of a block's chunks taken so far, in order, to be merged into
     /// `drove.acc` together ([`Driver::merge_pending`]).
     pending: Vec<Accumulator>,
-    /// The inputs' bytes in all, when every size is known.
-    total: Option<u64>,
-    /// While a mapped window is evaluated: the input bytes up to its end (those before it
-    /// included), which its merge tells as the share of the input read.
-    reached: Option<u64>,
 }
 
 impl<'r, S, F> Driver<'r, S, F>
@@ -544,8 +538,6 @@ where
             streamed: 0,
             zones: None,
             pending: Vec::new(),
-            total: None,
-            reached: None,
         }
     }
 
@@ -674,9 +666,7 @@ where
             let data = &map[..cut];
             let data = if start == 0 { strip_bom(data) } else { data };
             let base = start + (cut - data.len()) as u64;
-            self.reached = Some(self.done_before + start + cut as u64);
             let flow = self.block(data, Some(base), index, &input.name, line);
-            self.reached = None;
             // Unmapping tears down a page table entry per page. Done here, the workers would
             // wait for it; on the pool it overlaps the next window's chunks (so at most two
             // windows are mapped at once).
@@ -935,8 +925,7 @@ where
     /// Merge the block's accumulators into the run's, in chunk order: an aggregation's
     /// groups partition by partition on the pool (`Accumulator::merge_all`), while the
     /// workers would otherwise wait for the next block; up to [`FEW_GROUPS`], one after
-    /// another on this thread. A mapped window's merge is told the share of the input read
-    /// (`Accumulator::merge_all_share`).
+    /// another on this thread.
     fn merge_pending(&mut self) {
         if self.pending.is_empty() {
             return;
@@ -950,13 +939,7 @@ where
                 total.merge(acc);
             }
         } else {
-            // How much of the input is read, so that a table of groups that keeps growing
-            // (a key of many values) grows once for what the rest will bring.
-            let share = match (self.reached, self.total) {
-                (Some(done), Some(all)) if all > 0 => Some(done as f64 / all as f64),
-                _ => None,
-            };
-            self.pool.install(|| total.merge_all_share(pending, share));
+            self.pool.install(|| total.merge_all(pending));
         }
     }
 

@@ -493,28 +493,18 @@ impl Plan {
             [(Ex::Agg(i), _)] => Some(*i),
             _ => None,
         };
-        // The worst kept group's count and number while `best` is full and sorted by a count
-        // (worked out again only when `best` changes, not for each group passed over).
-        let worst_count = |best: &BinaryHeap<Ranked>| {
-            if best.len() < want {
-                return None;
-            }
-            let worst = best.peek()?;
-            match worst.keys.as_slice() {
-                [Val::Num(Num::Dec(w), _)] => Some((w.to_u64()?, worst.seq)),
-                _ => None,
-            }
-        };
-        let mut worst = None;
         for (seq, bytes, states) in table.groups_mut(self.aggs.len()) {
             if bounded
                 && let Some(i) = by_one
                 && let Some(AggState::Count(n)) = states.get(i)
-                && let Some((w, worst_seq)) = worst
+                && best.len() >= want
+                && let Some(worst) = best.peek()
+                && let [Val::Num(Num::Dec(w), _)] = worst.keys.as_slice()
+                && let Some(w) = w.to_u64()
             {
                 let o = n.cmp(&w);
                 let o = if d & 1 == 1 { o.reverse() } else { o };
-                if o.then(seq.cmp(&worst_seq)).is_ge() {
+                if o.then(seq.cmp(&worst.seq)).is_ge() {
                     continue;
                 }
             }
@@ -589,9 +579,6 @@ impl Plan {
                 if best.len() > want {
                     best.pop();
                 }
-                if by_one.is_some() {
-                    worst = worst_count(&best);
-                }
             } else {
                 all.push(ranked);
             }
@@ -637,16 +624,6 @@ impl Accumulator {
     /// parallel, on the current rayon pool (the caller's `install`); the result is that of
     /// [`Accumulator::merge`] one after another.
     pub fn merge_all(&mut self, laters: Vec<Accumulator>) {
-        self.merge_all_share(laters, None);
-    }
-
-    /// [`Accumulator::merge_all`], told that `self` and `laters` together cover about
-    /// `share` (0 to 1) of all the lines to come in, when the caller knows (the bytes read
-    /// of the inputs' sizes): an aggregation whose groups outgrow their tables then makes
-    /// room for as many more as the rest of the lines would bring at the same rate (up to
-    /// 8 times as many), instead of growing by doubling, which copies and rehashes them
-    /// each time. Only the time and the memory depend on it, not the result.
-    pub fn merge_all_share(&mut self, laters: Vec<Accumulator>, share: Option<f64>) {
         let mut groups = Vec::new();
         for later in laters {
             match (&mut self.inner, later.inner) {
@@ -659,7 +636,7 @@ impl Accumulator {
         if let Inner::Groups(a) = &mut self.inner
             && !groups.is_empty()
         {
-            a.merge_all(groups, true, &AggState::merge, share);
+            a.merge_all(groups, true, &AggState::merge);
         }
     }
 
@@ -668,9 +645,7 @@ impl Accumulator {
         match (&mut self.inner, later.inner) {
             (_, Inner::Empty) => {}
             (Inner::Empty, later) => self.inner = later,
-            (Inner::Groups(a), Inner::Groups(b)) => {
-                a.merge_all(vec![b], false, &AggState::merge, None)
-            }
+            (Inner::Groups(a), Inner::Groups(b)) => a.merge_all(vec![b], false, &AggState::merge),
             (Inner::Distinct(a), Inner::Distinct(b)) => a.merge(b),
             (Inner::Rows(a), Inner::Rows(b)) => {
                 let offset = a.next_seq;

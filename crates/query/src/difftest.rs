@@ -1131,48 +1131,20 @@ fn many_groups_merge_as_one_pass_for_every_split() {
                 whole,
                 "merged one by one, chunks of {size}, sealed {seal}: {query}"
             );
-            // Told how much of the lines are merged (as the driver tells it, or far too
-            // little, so the tables make room for many times the groups that come) or not.
-            for (batch, share) in [
-                (1, Share::Unknown),
-                (5, Share::Unknown),
-                (chunks.len(), Share::Unknown),
-                (1, Share::Merged),
-                (5, Share::Merged),
-                (3, Share::Tiny),
-            ] {
+            for batch in [1, 5, chunks.len()] {
                 let mut batched = crate::Accumulator::default();
                 let mut rest = chunks.clone().into_iter().peekable();
-                let mut taken = 0;
                 while rest.peek().is_some() {
-                    let some: Vec<_> = rest.by_ref().take(batch).collect();
-                    taken += some.len();
-                    let share = match share {
-                        Share::Unknown => None,
-                        Share::Merged => Some(taken as f64 / chunks.len() as f64),
-                        Share::Tiny => Some(1e-6),
-                    };
-                    batched.merge_all_share(some, share);
+                    batched.merge_all(rest.by_ref().take(batch).collect());
                 }
                 assert_eq!(
                     finished(&plan, batched),
                     whole,
-                    "merged {batch} at a time, chunks of {size}, sealed {seal}, \
-                     share {share:?}: {query}"
+                    "merged {batch} at a time, chunks of {size}, sealed {seal}: {query}"
                 );
             }
         }
     }
-}
-
-/// What a merge is told of the share of the lines merged so far.
-#[derive(Clone, Copy, Debug)]
-enum Share {
-    Unknown,
-    /// The chunks merged so far over all the chunks.
-    Merged,
-    /// Far less than merged.
-    Tiny,
 }
 
 /// Ordered by aggregates alone with a limit (the groups that cannot be among the first are

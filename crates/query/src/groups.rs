@@ -126,38 +126,13 @@ impl<S> Table<S> {
 
     /// Room for `groups` more groups of `bytes` bytes in all, without growing.
     fn reserve(&mut self, groups: usize, bytes: usize, width: usize) {
-        self.reserve_ahead(groups, bytes, width, 1.0);
-    }
-
-    /// Room for `groups` more groups of `bytes` bytes in all; where that takes growing, room
-    /// for `ahead` (at least 1) times as many groups (and bytes) as the table then holds,
-    /// so that a table expected to grow that much grows once, not by doubling (each
-    /// doubling copies the vectors and rehashes the index). Never less than doubling.
-    fn reserve_ahead(&mut self, groups: usize, bytes: usize, width: usize, ahead: f64) {
-        let n = self.len() + groups;
-        let b = self.arena.len() + bytes;
-        // `x` grown `ahead` times, as a count to add to `len`.
-        let more = |x: usize, len: usize| ((x as f64 * ahead) as usize).max(x) - len;
-        let len = self.len();
-        if self.index.capacity() < n {
-            let hashes = &self.hashes;
-            self.index.reserve(more(n, len), |&i| hashes[i as usize]);
-        }
-        if self.hashes.capacity() < n {
-            self.hashes.reserve(more(n, len));
-        }
-        if self.seqs.capacity() < n {
-            self.seqs.reserve(more(n, len));
-        }
-        if self.starts.capacity() < n {
-            self.starts.reserve(more(n, len));
-        }
-        if self.arena.capacity() < b {
-            self.arena.reserve(more(b, self.arena.len()));
-        }
-        if self.states.capacity() < n * width {
-            self.states.reserve(more(n * width, self.states.len()));
-        }
+        let hashes = &self.hashes;
+        self.index.reserve(groups, |&i| hashes[i as usize]);
+        self.hashes.reserve(groups);
+        self.seqs.reserve(groups);
+        self.starts.reserve(groups);
+        self.arena.reserve(bytes);
+        self.states.reserve(groups * width);
     }
 
     /// Group `g`'s states.
@@ -183,39 +158,37 @@ impl<S> Table<S> {
             .map(|((seq, b), s)| (seq, b, s))
     }
 
-    /// The group whose encoded key is `bytes[..key]`, found or made (numbered next, its
-    /// index entry added) in one probe of the index: `Ok` a group already here, `Err` a new
-    /// one, whose data the caller then appends with [`Table::append`] before anything else
-    /// reads the table.
+    /// The group whose encoded key is `key`.
     #[inline]
-    fn find_or_add(&mut self, hash: u64, bytes: &[u8], key: usize) -> Result<usize, usize> {
-        let (starts, arena, hashes) = (&self.starts, &self.arena, &self.hashes);
-        let key = &bytes[..key];
-        let g = hashes.len();
-        let eq = |&i: &u32| {
-            let start = starts[i as usize];
-            // Encodings are prefix-free: equal leading bytes are the whole key.
-            arena.get(start..start + key.len()) == Some(key)
-        };
-        match self.index.entry(hash, eq, |&i| hashes[i as usize]) {
-            hashbrown::hash_table::Entry::Occupied(o) => Ok(*o.get() as usize),
-            hashbrown::hash_table::Entry::Vacant(v) => {
-                v.insert(g as u32);
-                Err(g)
-            }
-        }
+    fn find(&self, hash: u64, key: &[u8]) -> Option<usize> {
+        self.index
+            .find(hash, |&g| {
+                let start = self.starts[g as usize];
+                // Encodings are prefix-free: equal leading bytes are the whole key.
+                self.arena.get(start..start + key.len()) == Some(key)
+            })
+            .map(|&g| g as usize)
     }
 
-    /// The data of the group [`Table::find_or_add`] just numbered: its hash, sequence
-    /// number, bytes and states.
-    #[inline]
-    fn append(&mut self, hash: u64, seq: u64, bytes: &[u8], states: impl Iterator<Item = S>) {
+    /// A new group from its bytes and states; its number.
+    fn push(
+        &mut self,
+        hash: u64,
+        seq: u64,
+        bytes: &[u8],
+        states: impl Iterator<Item = S>,
+    ) -> usize {
+        let g = self.hashes.len();
         self.sealed = None;
         self.starts.push(self.arena.len());
         self.arena.extend_from_slice(bytes);
         self.hashes.push(hash);
         self.seqs.push(seq);
         self.states.extend(states);
+        let hashes = &self.hashes;
+        self.index
+            .insert_unique(hash, g as u32, |&i| hashes[i as usize]);
+        g
     }
 
     /// `later`'s groups `groups` (in order), with their states `states` (`width` each), their
@@ -245,19 +218,22 @@ impl<S> Table<S> {
                 .unwrap_or(later.arena.len());
             let bytes = &later.arena[later.starts[g]..end];
             let hash = later.hashes[g];
-            match self.find_or_add(hash, bytes, key_len(bytes, keys)) {
-                Ok(mine) => {
+            let key = &bytes[..key_len(bytes, keys)];
+            match self.find(hash, key) {
+                Some(mine) => {
                     let mine = &mut self.states[mine * width..(mine + 1) * width];
                     for (m, s) in mine.iter_mut().zip(states.by_ref().take(width)) {
                         merge(m, s);
                     }
                 }
-                Err(_) => self.append(
-                    hash,
-                    later.seqs[g] + offset,
-                    bytes,
-                    states.by_ref().take(width),
-                ),
+                None => {
+                    self.push(
+                        hash,
+                        later.seqs[g] + offset,
+                        bytes,
+                        states.by_ref().take(width),
+                    );
+                }
             }
         }
     }
@@ -271,8 +247,8 @@ impl<S> Table<S> {
     ///
     /// ```text
     /// count the groups of each partition; prefix sums -> where each partition starts
-    /// order = the group numbers sorted by partition (stable): a counting sort
-    /// hashes, seqs, states and bytes gathered in that order; index entries g -> to[g]
+    /// for each group g in order: to[g] = next free place of its partition
+    /// hashes, seqs, states and bytes moved to to[g]; index entries g -> to[g]
     /// ```
     fn seal(&mut self, width: usize)
     where
@@ -280,38 +256,43 @@ impl<S> Table<S> {
     {
         let n = self.len();
         let mut bounds = [0u32; PARTS + 1];
-        for &h in &self.hashes {
-            bounds[part_of(h) + 1] += 1;
+        let mut bytes_at = [0usize; PARTS + 1];
+        for (g, &h) in self.hashes.iter().enumerate() {
+            let p = part_of(h);
+            bounds[p + 1] += 1;
+            bytes_at[p + 1] += self.end(g) - self.starts[g];
         }
         for p in 0..PARTS {
             bounds[p + 1] += bounds[p];
+            bytes_at[p + 1] += bytes_at[p];
         }
         let mut next = bounds;
-        // order[d] = the group that goes to place d; to[g] = the place of group g.
-        let mut order = vec![0u32; n];
+        let mut next_byte = bytes_at;
         let mut to = vec![0u32; n];
+        let mut hashes = vec![0u64; n];
+        let mut seqs = vec![0u64; n];
+        let mut starts = vec![0usize; n];
+        let mut arena = vec![0u8; self.arena.len()];
+        let mut states: Vec<S> = std::iter::repeat_with(S::default)
+            .take(self.states.len())
+            .collect();
         for (g, &h) in self.hashes.iter().enumerate() {
             let p = part_of(h);
-            let d = next[p];
+            let d = next[p] as usize;
             next[p] += 1;
-            order[d as usize] = g as u32;
-            to[g] = d;
-        }
-        // Gathered in the new order: each vector written front to back, never zeroed first.
-        let hashes: Vec<u64> = order.iter().map(|&g| self.hashes[g as usize]).collect();
-        let seqs: Vec<u64> = order.iter().map(|&g| self.seqs[g as usize]).collect();
-        let mut starts = Vec::with_capacity(n);
-        let mut arena = Vec::with_capacity(self.arena.len());
-        let mut states = Vec::with_capacity(self.states.len());
-        for &g in &order {
-            let g = g as usize;
-            starts.push(arena.len());
-            arena.extend_from_slice(&self.arena[self.starts[g]..self.end(g)]);
-            states.extend(
-                self.states[g * width..(g + 1) * width]
-                    .iter_mut()
-                    .map(std::mem::take),
-            );
+            to[g] = d as u32;
+            hashes[d] = h;
+            seqs[d] = self.seqs[g];
+            let bytes = &self.arena[self.starts[g]..self.end(g)];
+            starts[d] = next_byte[p];
+            arena[next_byte[p]..next_byte[p] + bytes.len()].copy_from_slice(bytes);
+            next_byte[p] += bytes.len();
+            for (new, old) in states[d * width..(d + 1) * width]
+                .iter_mut()
+                .zip(&mut self.states[g * width..(g + 1) * width])
+            {
+                *new = std::mem::take(old);
+            }
         }
         for g in self.index.iter_mut() {
             *g = to[*g as usize];
@@ -436,13 +417,12 @@ impl<S: Send + Sync> Groups<S> {
         };
         let width = self.width;
         let table = &mut self.parts[p];
-        let g = match table.find_or_add(hash, bytes, key) {
-            Ok(g) => g,
-            Err(g) => {
+        let g = match table.find(hash, &bytes[..key]) {
+            Some(g) => g,
+            None => {
                 let seq = self.next_seq;
                 self.next_seq += 1;
-                table.append(hash, seq, bytes, make().into_iter());
-                g
+                table.push(hash, seq, bytes, make().into_iter())
             }
         };
         table.states_mut(g, width)
@@ -498,16 +478,13 @@ impl<S: Send + Sync> Groups<S> {
     }
 
     /// Fold in `laters`, each covering lines after all of `self`'s and of the ones before it.
-    /// With `parallel`, the partitions are merged on the current rayon pool. `share`: about
-    /// how much of all the lines these groups cover (see [`ahead_of`]), when known.
+    /// With `parallel`, the partitions are merged on the current rayon pool.
     pub fn merge_all(
         &mut self,
         laters: Vec<Groups<S>>,
         parallel: bool,
         merge: &(impl Fn(&mut S, S) + Sync),
-        share: Option<f64>,
     ) {
-        let ahead = ahead_of(share);
         let (width, keys) = (self.width, self.keys);
         // Each later's tables, with the offset of their sequence numbers.
         let mut sources: Vec<(Table<S>, u64)> = Vec::new();
@@ -552,7 +529,7 @@ impl<S: Send + Sync> Groups<S> {
             // new ones need), so the table's vectors and index grow once per block.
             let incoming = pieces.iter().map(|(_, p)| p.groups.len()).sum();
             let bytes = pieces.iter().map(|(_, p)| p.bytes).sum();
-            table.reserve_ahead(incoming, bytes, width, ahead);
+            table.reserve(incoming, bytes, width);
             for (source, piece) in pieces {
                 let (later, offset) = &sources[source];
                 table.absorb(
@@ -573,21 +550,6 @@ impl<S: Send + Sync> Groups<S> {
         }
     }
 }
-
-/// How many times its groups a merged table makes room for when it has to grow, when the
-/// lines merged so far are `share` of all the lines: as many as the rest would bring if it
-/// brought new groups at the same rate (a key of many values, such as a trace id), but at
-/// most [`MAX_AHEAD`] times (a key whose values stop coming, or a share far below 1, would
-/// leave that much room unused; the index's part of it is written, so resident).
-fn ahead_of(share: Option<f64>) -> f64 {
-    match share {
-        Some(s) if s > 0.0 => (1.0 / s).clamp(1.0, MAX_AHEAD),
-        _ => 1.0,
-    }
-}
-
-/// See [`ahead_of`].
-const MAX_AHEAD: f64 = 8.0;
 
 /// The length of the encoded key of `keys` keys at the start of `bytes` (see
 /// [`encode_key`](crate::value::encode_key): a tag, then a fixed-size or length-prefixed
@@ -807,15 +769,8 @@ mod tests {
         };
         let whole = listing(&fill(&lines));
         // Sealed or not (in partition order, renumbered), merged in one go or one chunk
-        // after another (into the first chunk's table, sealed or not), the merged tables
-        // made room for as they grow, or for several times as many groups (a share of the
-        // lines told, however wrong).
-        for (seal, share) in [
-            (false, None),
-            (true, None),
-            (true, Some(0.01)),
-            (false, Some(0.9)),
-        ] {
+        // after another (into the first chunk's table, sealed or not).
+        for seal in [false, true] {
             for parallel in [false, true] {
                 for pieces in [2, 3, 50] {
                     let chunks = lines.chunks(lines.len() / pieces + 1).map(|c| {
@@ -829,18 +784,17 @@ mod tests {
                     let mut chunks: Vec<Groups<u64>> = chunks.collect();
                     let mut merged = chunks.remove(0);
                     if parallel {
-                        merged.merge_all(chunks, true, &|a, b| *a += b, share);
+                        merged.merge_all(chunks, true, &|a, b| *a += b);
                     } else {
                         for c in chunks {
-                            merged.merge_all(vec![c], false, &|a, b| *a += b, share);
+                            merged.merge_all(vec![c], false, &|a, b| *a += b);
                         }
                     }
                     let got = listing(&merged);
                     let first = got.iter().zip(&whole).position(|(a, b)| a != b);
                     assert!(
                         got.len() == whole.len() && first.is_none(),
-                        "{pieces} pieces, parallel {parallel}, sealed {seal}, share {share:?}: \
-                         {} groups for {}, \
+                        "{pieces} pieces, parallel {parallel}, sealed {seal}: {} groups for {}, \
                          first difference {:?}",
                         got.len(),
                         whole.len(),
