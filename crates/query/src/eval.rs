@@ -160,20 +160,9 @@ pub(crate) fn resolve_number<'a, D: Doc<'a>>(root: D, path: &Path) -> Option<&'a
 fn path_val<'a, D: Doc<'a>>(root: D, path: &Path) -> Val<'a> {
     if let [Seg::Key(k)] = &*path.segs {
         match root.top_scalar(k, path.slot) {
-            Some(None) => return Val::Null,
-            Some(Some(View::Null)) => return Val::Null,
-            Some(Some(View::Bool(b))) => return Val::Bool(b),
-            Some(Some(View::Number(raw))) => {
-                return match parse_number(raw) {
-                    Some(num) => Val::Num(num, Some(Cow::Borrowed(raw))),
-                    None => Val::Null,
-                };
-            }
-            Some(Some(View::String { value, raw })) => {
-                return Val::Str(value, raw.map(Cow::Borrowed));
-            }
             // An array or object (which `top_scalar` leaves to the node), or no answer.
             Some(Some(View::Array | View::Object)) | None => {}
+            Some(view) => return view.map_or(Val::Null, scalar_val),
         }
     }
     resolve(root, path).map_or(Val::Null, node_val)
@@ -187,15 +176,23 @@ pub(crate) fn node_val<'a, N: Doc<'a>>(n: N) -> Val<'a> {
 /// [`node_val`] of `n` whose view was already read.
 fn view_val<'a, N: Doc<'a>>(n: N, view: View<'a>) -> Val<'a> {
     match view {
-        View::Null => Val::Null,
+        View::Array => Val::Json(true, n.raw()),
+        View::Object => Val::Json(false, n.raw()),
+        scalar => scalar_val(scalar),
+    }
+}
+
+/// A scalar's view as an evaluation value; an array or object, whose value is its node's
+/// text ([`view_val`]), is null here.
+fn scalar_val(view: View<'_>) -> Val<'_> {
+    match view {
+        View::Null | View::Array | View::Object => Val::Null,
         View::Bool(b) => Val::Bool(b),
         View::Number(raw) => match parse_number(raw) {
             Some(num) => Val::Num(num, Some(Cow::Borrowed(raw))),
             None => Val::Null,
         },
         View::String { value, raw } => Val::Str(value, raw.map(Cow::Borrowed)),
-        View::Array => Val::Json(true, n.raw()),
-        View::Object => Val::Json(false, n.raw()),
     }
 }
 
