@@ -104,7 +104,7 @@ impl Distinct {
         // parts in order, while the workers wait for the next window.
         let mut list = hashes.list.into_iter();
         if let Distinct::Exact(set) = self {
-            set.reserve(list.len().min(EXACT_LIMIT + 1 - set.len().min(EXACT_LIMIT)));
+            set.reserve(list.len().min(EXACT_LIMIT + 1 - set.len()));
             for h in list.by_ref() {
                 if set.insert(finish(h)) && set.len() > EXACT_LIMIT {
                     break;
@@ -332,7 +332,7 @@ mod tests {
             for n in sizes {
                 let mut hashes = Hashes::default();
                 for i in 0..n {
-                    let h = prehash(2, &(next + i % 7_000).to_le_bytes());
+                    let h = prehash(2, &(next + i % 20_000).to_le_bytes());
                     one.insert(finish(h));
                     hashes.list.push(h);
                 }

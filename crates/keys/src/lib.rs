@@ -389,7 +389,7 @@ mod tests {
                 for l in [line, &bad[..]] {
                     let (f, p) = (fast.line(l), plain.line(l));
                     assert_eq!(f, p, "{scanner:?}: {}", String::from_utf8_lossy(l));
-                    if l.len() == bad.len() && l == &bad[..] {
+                    if l == &bad[..] {
                         if p.is_err() {
                             rejected += 1;
                         } else {
