@@ -11,7 +11,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use ballista::prelude::{SessionConfigExt, SessionContextExt};
-use datafusion::arrow::array::Int64Array;
 use datafusion::catalog::TableProvider;
 use datafusion::execution::SessionStateBuilder;
 use datafusion::prelude::{SessionConfig, SessionContext};
@@ -69,10 +68,6 @@ async fn queries_through_ballista() {
     let scan = table.scan(&cluster.state(), None, &[], None).await.unwrap();
     let config = ndq_scan(&scan).expect("an ndq scan");
     assert!(config.file_groups.len() > 2, "{config:?}");
-    assert_eq!(
-        scan.properties().output_partitioning().partition_count(),
-        config.file_groups.len()
-    );
     cluster.register_table("logs", Arc::new(table)).unwrap();
 
     // Each line counted once: the lines of the files, not blank.
@@ -83,20 +78,8 @@ async fn queries_through_ballista() {
             text.lines().filter(|l| !l.trim().is_empty()).count()
         })
         .sum();
-    let counted = cluster
-        .sql("select count(*) from logs")
-        .await
-        .unwrap()
-        .collect()
-        .await
-        .unwrap();
-    let counted = counted[0]
-        .column(0)
-        .as_any()
-        .downcast_ref::<Int64Array>()
-        .unwrap()
-        .value(0);
-    assert_eq!(counted as usize, lines);
+    let (counted, _) = run(&cluster, "select count(*) from logs").await;
+    assert_eq!(counted, vec![lines.to_string()]);
 
     let (plain, oracle) = sessions(&paths, PARTITIONS, DECIMAL).await;
     for sql in QUERIES {
