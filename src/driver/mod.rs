@@ -36,7 +36,9 @@
 //!         in chunk order: count, number bad lines, write the output buffer / keep the table
 //!                         rows / keep the accumulator; stop when `limit` rows are out
 //!         the block's accumulators merged into the run's, together (in parallel, by
-//!         partition of the groups: Accumulator::merge_all)
+//!         partition of the groups: Accumulator::merge_all); for one file's windows or
+//!         blocks with more than one worker, a merge of many groups waits for the next
+//!         block and runs on the pool beside its chunks (rayon::join)
 //! collecting queries: plan.finish(merged accumulator), then write the rows
 //! ```
 //! Memory is bounded by two windows (the one being read and the one being unmapped), the
@@ -495,6 +497,9 @@ struct Driver<'r, S, F> {
     /// The accumulators of a block's chunks taken so far, in order, to be merged into
     /// `drove.acc` together ([`Driver::merge_pending`]).
     pending: Vec<Accumulator>,
+    /// Whether a block's large merge waits for the next block, to run beside its chunks
+    /// ([`Driver::block`]).
+    overlap: bool,
 }
 
 impl<'r, S, F> Driver<'r, S, F>
@@ -538,21 +543,33 @@ where
             streamed: 0,
             zones: None,
             pending: Vec::new(),
+            overlap: false,
         }
     }
 
     fn input(&mut self, index: usize, input: &Input) -> anyhow::Result<Flow> {
         self.streamed = 0;
-        let flow = match &input.source {
-            Source::Mapped(file) => match self.mapped(index, input, file) {
-                Err(Fallback) => self.stream(index, input)?,
-                Ok(flow) => flow?,
-            },
-            Source::Stdin | Source::Stream { .. } => self.stream(index, input)?,
-        };
+        // One input's blocks come one after another: with more than one worker, each block's
+        // merge runs beside the next one's chunks, and the last one's here.
+        self.overlap = self.opts.threads > 1;
+        let flow = self.blocks_of(index, input);
+        self.overlap = false;
+        self.merge_pending();
+        let flow = flow?;
         self.done_before += input.len.unwrap_or(self.streamed);
         self.progress.set(self.done_before);
         Ok(flow)
+    }
+
+    /// One input's blocks, mapped or streamed.
+    fn blocks_of(&mut self, index: usize, input: &Input) -> anyhow::Result<Flow> {
+        match &input.source {
+            Source::Mapped(file) => match self.mapped(index, input, file) {
+                Err(Fallback) => self.stream(index, input),
+                Ok(flow) => flow,
+            },
+            Source::Stdin | Source::Stream { .. } => self.stream(index, input),
+        }
     }
 
     /// A regular file, mapped window by window. `Err(Fallback)` when it cannot be mapped at
@@ -724,7 +741,19 @@ where
         if let (Some(z), Some(base)) = (&self.zones, base) {
             work.index = Some((base, z.key().to_vec(), z.block(), z.covered()));
         }
-        let (chunks, outs) = work.block(data);
+        let (chunks, outs) = if self.pending.is_empty() {
+            work.block(data)
+        } else {
+            // The last block's merge, on the pool beside this block's chunks: the workers
+            // that finish their share of either go on with the other, instead of waiting at
+            // the end of each.
+            let pending = std::mem::take(&mut self.pending);
+            let total = self.drove.acc.get_or_insert_with(Accumulator::default);
+            let (_, scanned) = self
+                .pool
+                .install(|| rayon::join(|| total.merge_all(pending), || work.block(data)));
+            scanned
+        };
         self.absorb(outs, Some(&chunks), index, name, line)
     }
 
@@ -918,8 +947,15 @@ where
                 return Ok(Flow::Done);
             }
         }
-        self.merge_pending();
+        if !(self.overlap && self.many_pending()) {
+            self.merge_pending();
+        }
         Ok(Flow::More)
+    }
+
+    /// Whether the block's accumulators hold more than [`FEW_GROUPS`] groups in all.
+    fn many_pending(&self) -> bool {
+        self.pending.iter().map(Accumulator::groups).sum::<usize>() > FEW_GROUPS
     }
 
     /// Merge the block's accumulators into the run's, in chunk order: an aggregation's
@@ -930,9 +966,10 @@ where
         if self.pending.is_empty() {
             return;
         }
+        let many = self.many_pending();
         let pending = std::mem::take(&mut self.pending);
         let total = self.drove.acc.get_or_insert_with(Accumulator::default);
-        if pending.iter().map(Accumulator::groups).sum::<usize>() <= FEW_GROUPS {
+        if !many {
             // A few groups (a plain count, or a block of small files): folded here, in
             // order; handing them to the pool would cost more than the fold.
             for acc in pending {

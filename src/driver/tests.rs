@@ -800,15 +800,12 @@ fn several_compressed_files_at_once_keep_order_limit_strict_and_name_a_truncated
     }
 }
 
-/// Aggregations of thousands of groups (every aggregate kind, `having`, `order by ... limit`,
-/// the groups' first spellings) through the whole driver: every thread count, chunk size and
-/// window gives the bytes of one thread and one chunk, however the chunks' groups are merged.
-#[test]
-fn many_groups_give_the_same_bytes_for_every_thread_count_chunk_and_window() {
-    let dir = tempfile::tempdir().unwrap();
+/// `lines` lines of `keys` keys `k` (and numbers `n` spelled three ways, values `v`, texts `s`
+/// with an escaped one, status codes `st`), from a fixed seed.
+fn group_lines(lines: u64, keys: u64) -> String {
     let mut data = String::new();
     let mut x = 0x2545_f491_4f6c_dd1du64;
-    for i in 0..6000u64 {
+    for i in 0..lines {
         x ^= x << 13;
         x ^= x >> 7;
         x ^= x << 17;
@@ -821,12 +818,22 @@ fn many_groups_give_the_same_bytes_for_every_thread_count_chunk_and_window() {
         let s = ["a", "b", "\\u00e9", "Z"][(x >> 20) as usize % 4];
         data += &format!(
             "{{\"k\":\"key{}\",\"n\":{n},\"v\":{}.{:02},\"s\":\"{s}\",\"st\":{}}}\n",
-            (x >> 8) % 2500,
+            (x >> 8) % keys,
             x % 997,
             (x >> 12) % 100,
             [200, 404, 500][(x >> 30) as usize % 3]
         );
     }
+    data
+}
+
+/// Aggregations of thousands of groups (every aggregate kind, `having`, `order by ... limit`,
+/// the groups' first spellings) through the whole driver: every thread count, chunk size and
+/// window gives the bytes of one thread and one chunk, however the chunks' groups are merged.
+#[test]
+fn many_groups_give_the_same_bytes_for_every_thread_count_chunk_and_window() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = group_lines(6000, 2500);
     let path = write(dir.path(), "groups.ndjson", data.as_bytes());
     let inputs = Inputs::open(&[path]).expect("opens");
     let queries = [
@@ -863,6 +870,53 @@ fn many_groups_give_the_same_bytes_for_every_thread_count_chunk_and_window() {
                         String::from_utf8_lossy(&want)
                     );
                 }
+            }
+        }
+    }
+}
+
+/// A file read in windows whose chunks hold more groups than are merged on the driver's
+/// thread (`FEW_GROUPS`): each window's merge runs on the pool beside the next window's
+/// chunks, and the last one's after them. The rows are those of one thread and one window.
+#[test]
+fn a_window_merged_beside_the_next_ones_chunks_gives_the_bytes_of_one_thread() {
+    let dir = tempfile::tempdir().unwrap();
+    // Over `SMALL_FILE` (so it is mapped in windows, not read whole), about 1.4 MB in three
+    // windows of 500,000 bytes, each of about 7,000 lines and more than 4,096 keys.
+    let data = group_lines(20_000, 15_000);
+    assert!(data.len() as u64 > SMALL_FILE && data.len() > 2 * 500_000);
+    let path = write(dir.path(), "groups.ndjson", data.as_bytes());
+    let inputs = Inputs::open(&[path]).expect("opens");
+    let queries = [
+        "select k, count(*) filter (where st >= 500) * 100 / count(*) as err, min(s), sum(n) group by k order by err desc, k limit 20",
+        // Ties of `c` go by first appearance, which the merge's order decides.
+        "select k, count(*) as c, max(v) group by k order by c desc limit 50",
+    ];
+    for query in queries {
+        let plan = Plan::compile(query).expect("compiles");
+        let once = |threads: usize, chunk: Option<usize>, window: usize| {
+            let opts = RunOptions {
+                threads,
+                chunk_size: chunk,
+                window,
+                progress: false,
+                ..RunOptions::default()
+            };
+            let mut out = Vec::new();
+            run(&opts, &plan, &inputs, Format::Json, &mut out).expect("runs");
+            out
+        };
+        let want = once(1, None, WINDOW);
+        assert!(!want.is_empty(), "{query}");
+        for threads in [2, 3] {
+            for chunk in [Some(1), Some(40_000), None] {
+                let got = once(threads, chunk, 500_000);
+                assert!(
+                    got == want,
+                    "{query} (threads {threads}, chunk {chunk:?}):\n{}\nwant:\n{}",
+                    String::from_utf8_lossy(&got),
+                    String::from_utf8_lossy(&want)
+                );
             }
         }
     }
