@@ -843,26 +843,44 @@ fn many_groups_give_the_same_bytes_for_every_thread_count_chunk_and_window() {
         "select k, count(*) as c group by k order by c desc, k limit 3",
         "select extract(k, 'y(\\d)(\\d)') as d, count(*) filter (where st >= 500) group by d",
     ];
-    let once = |plan: &Plan, threads: usize, chunk: Option<usize>, window: usize| {
-        let opts = RunOptions {
-            threads,
-            chunk_size: chunk,
-            window,
-            progress: false,
-            ..RunOptions::default()
-        };
-        let mut out = Vec::new();
-        run(&opts, plan, &inputs, Format::Json, &mut out).expect("runs");
-        out
-    };
+    same_rows_for_every_split(
+        &inputs,
+        &queries,
+        &[1, 2, 3],
+        &[Some(1), Some(4000), None],
+        &[50_000, WINDOW],
+    );
+}
+
+/// Each query's JSON rows over `inputs`, for every thread count, chunk size and window given,
+/// are those of one thread and one window.
+fn same_rows_for_every_split(
+    inputs: &Inputs,
+    queries: &[&str],
+    threads: &[usize],
+    chunks: &[Option<usize>],
+    windows: &[usize],
+) {
     for query in queries {
         let plan = Plan::compile(query).expect("compiles");
-        let want = once(&plan, 1, None, WINDOW);
+        let once = |threads: usize, chunk: Option<usize>, window: usize| {
+            let opts = RunOptions {
+                threads,
+                chunk_size: chunk,
+                window,
+                progress: false,
+                ..RunOptions::default()
+            };
+            let mut out = Vec::new();
+            run(&opts, &plan, inputs, Format::Json, &mut out).expect("runs");
+            out
+        };
+        let want = once(1, None, WINDOW);
         assert!(!want.is_empty(), "{query}");
-        for threads in [1, 2, 3] {
-            for chunk in [Some(1), Some(4000), None] {
-                for window in [50_000, WINDOW] {
-                    let got = once(&plan, threads, chunk, window);
+        for &threads in threads {
+            for &chunk in chunks {
+                for &window in windows {
+                    let got = once(threads, chunk, window);
                     assert!(
                         got == want,
                         "{query} (threads {threads}, chunk {chunk:?}, window {window}):\n{}\nwant:\n{}",
@@ -892,32 +910,11 @@ fn a_window_merged_beside_the_next_ones_chunks_gives_the_bytes_of_one_thread() {
         // Ties of `c` go by first appearance, which the merge's order decides.
         "select k, count(*) as c, max(v) group by k order by c desc limit 50",
     ];
-    for query in queries {
-        let plan = Plan::compile(query).expect("compiles");
-        let once = |threads: usize, chunk: Option<usize>, window: usize| {
-            let opts = RunOptions {
-                threads,
-                chunk_size: chunk,
-                window,
-                progress: false,
-                ..RunOptions::default()
-            };
-            let mut out = Vec::new();
-            run(&opts, &plan, &inputs, Format::Json, &mut out).expect("runs");
-            out
-        };
-        let want = once(1, None, WINDOW);
-        assert!(!want.is_empty(), "{query}");
-        for threads in [2, 3] {
-            for chunk in [Some(1), Some(40_000), None] {
-                let got = once(threads, chunk, 500_000);
-                assert!(
-                    got == want,
-                    "{query} (threads {threads}, chunk {chunk:?}):\n{}\nwant:\n{}",
-                    String::from_utf8_lossy(&got),
-                    String::from_utf8_lossy(&want)
-                );
-            }
-        }
-    }
+    same_rows_for_every_split(
+        &inputs,
+        &queries,
+        &[2, 3],
+        &[Some(1), Some(40_000), None],
+        &[500_000],
+    );
 }
