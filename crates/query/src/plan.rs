@@ -254,7 +254,7 @@ impl<'q> Planner<'q> {
                         self.check_null_compare(e, *op, a, b)?;
                         Ex::Cmp(*op, a2, b2)
                     }
-                    BinOp::Concat => Ex::Text(TextFunc::Concat, vec![*a2, *b2]),
+                    BinOp::Concat => Ex::Text(TextFunc::Concat, self.as_text(vec![*a2, *b2])),
                     _ => Ex::Arith(*op, a2, b2),
                 }
             }
@@ -586,12 +586,16 @@ impl<'q> Planner<'q> {
                 let [c, a, b] = [0, 1, 2].map(|i| &args[i]);
                 self.case(None, &[(c.clone(), a.clone())], Some(b), ctx)?
             }
-            FuncName::Text(f) => Ex::Text(
-                f,
-                args.iter()
+            FuncName::Text(f) => {
+                let args = args
+                    .iter()
                     .map(|a| self.compile(a, ctx))
-                    .collect::<Result<_, _>>()?,
-            ),
+                    .collect::<Result<_, _>>()?;
+                match f {
+                    TextFunc::Concat | TextFunc::ConcatSkipNull => Ex::Text(f, self.as_text(args)),
+                    _ => Ex::Text(f, args),
+                }
+            }
             FuncName::Extract => {
                 let (text, regex) = (self.compile(&args[0], ctx)?, self.compile(&args[1], ctx)?);
                 let group = args.get(2).map(|g| self.compile(g, ctx)).transpose()?;
@@ -620,6 +624,18 @@ impl<'q> Planner<'q> {
 }
 
 impl Planner<'_> {
+    /// The operands of `||` or `concat`, each written as `tostring` writes it: with `--tz`,
+    /// a timestamp goes through `tostring` (in the zone) instead of the operator's own text
+    /// (the same for every other value).
+    fn as_text(&self, args: Vec<Ex>) -> Vec<Ex> {
+        if !self.zone.is_given() {
+            return args;
+        }
+        args.into_iter()
+            .map(|a| Ex::Time(TimeFn::ToString, Box::new(a), None, self.zone.clone()))
+            .collect()
+    }
+
     /// A time function: `now()` is the plan's constant; `time(DURATION)` reads the time
     /// property.
     fn time_call(

@@ -52,7 +52,7 @@ pub struct Stamp<'a> {
 
 impl<'a> Stamp<'a> {
     /// `text` with its instant, when it is in the fixed RFC 3339 form a leading time is read
-    /// in: `YYYY-MM-DD(T|t| )HH:MM:SS[.f{1,9}](Z|z|±HH:MM)`, a valid date and time (a leap
+    /// in: `YYYY-MM-DD(T|t| )HH:MM:SS[.f+](Z|z|±HH:MM)`, a valid date and time (a leap
     /// second read as the second before it) at an instant from year -9999 to 9999. `None` for
     /// any other text (which `datetime` may still read).
     pub fn fixed(text: &'a [u8]) -> Option<Stamp<'a>> {

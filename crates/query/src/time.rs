@@ -8,7 +8,8 @@
 //! number of seconds is an exact Decimal (`tonumber`, the output).
 //!
 //! Reading `@t` is on the hot path of `group by time(1m)`, so the fixed form almost every
-//! logger writes, `YYYY-MM-DDTHH:MM:SS[.fffffffff](Z|±HH:MM)`, is read by hand
+//! logger writes, `YYYY-MM-DDTHH:MM:SS[.fffffffff](Z|±HH:MM)`, is read by hand (digits
+//! past the ninth left out)
 //! ([`parse_fixed`]); anything else goes to jiff's Temporal parser. A test checks that the
 //! hand-written reader agrees with jiff on every input it accepts.
 
@@ -145,6 +146,12 @@ impl Zone {
     }
 
     /// Whether days in this zone are UTC days (no zone given, or one always at offset 0).
+    /// Whether a zone was given (timestamps are then written with its offset, `+00:00` for
+    /// UTC itself, not `Z`).
+    pub(crate) fn is_given(&self) -> bool {
+        self.tz.is_some()
+    }
+
     fn is_utc(&self) -> bool {
         match &self.tz {
             None => true,
@@ -171,16 +178,16 @@ pub(crate) fn strftime(ns: i128, fmt: &str, zone: &Zone) -> Option<String> {
     jiff::fmt::strtime::format(fmt, &zoned).ok()
 }
 
-/// `time(ns, every)`: `ns` floored to a multiple of `every` counted from the Unix epoch;
-/// a whole number of days counts days from midnight in the zone, and a whole number of
-/// weeks starts on Monday. `None` for a duration that is not positive.
+/// `time(ns, every)`: `ns` floored to a multiple of `every` counted from the Unix epoch in
+/// UTC, except for one day (days from midnight in the zone) and one week (weeks from Monday
+/// midnight in the zone). `None` for a duration that is not positive.
 pub(crate) fn bucket(ns: i128, every: i128, zone: &Zone) -> Option<i128> {
     if every <= 0 {
         return None;
     }
     // 1970-01-01 was a Thursday: weeks count from Monday 1969-12-29.
-    let origin = if every % WEEK == 0 { -3 * DAY } else { 0 };
-    if every % DAY != 0 || zone.is_utc() {
+    let origin = if every == WEEK { -3 * DAY } else { 0 };
+    if !(every == DAY || every == WEEK) || zone.is_utc() {
         // In i64 when it fits (years 1677 to 2262): an i128 division is a library call.
         let since = ns - origin;
         let start = match (i64::try_from(since), i64::try_from(every)) {
@@ -213,14 +220,41 @@ pub(crate) fn parse_text(s: &str) -> Option<i128> {
 /// [`parse_text`] through jiff; no offset means midnight / wall time in `zone` (UTC when
 /// `None`).
 fn parse_general(s: &str, zone: Option<&TimeZone>) -> Option<i128> {
-    let pieces = Pieces::parse(s).ok()?;
+    let text = nanosecond_fraction(s);
+    let pieces = Pieces::parse(text.as_ref()).ok()?;
     let dt = pieces.date().to_datetime(pieces.time().unwrap_or_default());
     let ts = match (pieces.offset(), zone) {
-        (Some(off), _) => off.to_numeric_offset().to_timestamp(dt).ok()?,
+        (Some(off), _) => {
+            let off = off.to_numeric_offset();
+            // RFC 3339's offsets are under 24 hours (jiff's Temporal forms go to 25:59).
+            if off.seconds().unsigned_abs() >= 24 * 3600 {
+                return None;
+            }
+            off.to_timestamp(dt).ok()?
+        }
         (None, Some(tz)) => tz.to_ambiguous_zoned(dt).compatible().ok()?.timestamp(),
         (None, None) => Offset::UTC.to_timestamp(dt).ok()?,
     };
     Some(ts.as_nanosecond())
+}
+
+/// `s` with a seconds fraction of more than nine digits cut to nine: RFC 3339 allows any
+/// number of digits, an instant is held to the nanosecond, and jiff reads at most nine. Only
+/// the first `.` or `,` followed by a digit can start a fraction in these forms.
+fn nanosecond_fraction(s: &str) -> std::borrow::Cow<'_, str> {
+    let b = s.as_bytes();
+    let Some(dot) = b.iter().position(|&c| c == b'.' || c == b',') else {
+        return s.into();
+    };
+    let digits = b[dot + 1..]
+        .iter()
+        .take_while(|c| c.is_ascii_digit())
+        .count();
+    if digits <= 9 {
+        return s.into();
+    }
+    // ASCII digits: the cuts are character boundaries.
+    format!("{}{}", &s[..dot + 10], &s[dot + 1 + digits..]).into()
 }
 
 /// Days from 1970-01-01 to the proleptic Gregorian date `y-m-d` (Howard Hinnant's
@@ -246,7 +280,8 @@ fn month_days(y: i64, m: i64) -> i64 {
     }
 }
 
-/// The fixed RFC 3339 form, read by hand: `YYYY-MM-DD(T|t| )HH:MM:SS[.f{1,9}](Z|z|±HH:MM)`.
+/// The fixed RFC 3339 form, read by hand: `YYYY-MM-DD(T|t| )HH:MM:SS[.f+](Z|z|±HH:MM)` (a
+/// fraction's digits past the ninth left out).
 /// `None` for anything else (which may still be valid for [`parse_general`]). Never accepts
 /// what jiff rejects, and gives the same instant (a test checks this).
 pub(crate) fn parse_fixed(b: &[u8]) -> Option<i128> {
@@ -293,17 +328,17 @@ pub(crate) fn fixed_instant(secs: i64, b: &[u8]) -> Option<i128> {
         let start = i + 1;
         i = start;
         while i < b.len() && b[i].is_ascii_digit() {
-            frac = frac * 10 + i64::from(b[i] - b'0');
-            i += 1;
-            if i - start > 9 {
-                return None;
+            // Digits past the ninth (below a nanosecond) are read and left out.
+            if i - start < 9 {
+                frac = frac * 10 + i64::from(b[i] - b'0');
             }
+            i += 1;
         }
         let n = i - start;
         if n == 0 {
             return None;
         }
-        frac *= 10i64.pow(9 - n as u32);
+        frac *= 10i64.pow(9 - n.min(9) as u32);
     }
     let offset_secs = match b.get(i..)? {
         [b'Z' | b'z'] => 0,
@@ -444,7 +479,6 @@ mod tests {
             "2023-02-29T00:00:00Z",
             "2026-11-21T24:00:00Z",
             "2026-11-21T10:00:00.Z",
-            "2026-11-21T10:00:00.1234567890Z",
             "2026-11-21T10:00:00",
             "2026-11-21T10:00:00+0200",
             "9999-12-31T23:59:59Z",
@@ -455,6 +489,25 @@ mod tests {
             parse_fixed(b"2016-12-31T23:59:60Z"),
             parse_fixed(b"2016-12-31T23:59:59Z")
         );
+        // A fraction's digits past the ninth are left out, by both readers.
+        for (s, cut) in [
+            (
+                "2026-11-21T10:00:00.1234567891Z",
+                "2026-11-21T10:00:00.123456789Z",
+            ),
+            (
+                "2026-11-21T10:00:00.123456789999999+02:00",
+                "2026-11-21T10:00:00.123456789+02:00",
+            ),
+        ] {
+            assert_eq!(
+                parse_fixed(s.as_bytes()),
+                parse_fixed(cut.as_bytes()),
+                "{s}"
+            );
+            assert_eq!(parse_fixed(s.as_bytes()), jiff_parse(s), "{s}");
+            assert!(parse_fixed(s.as_bytes()).is_some(), "{s}");
+        }
     }
 
     #[test]
@@ -473,9 +526,21 @@ mod tests {
             t("2026-11-21T10:00:00,5+01:00").as_deref(),
             Some("2026-11-21T09:00:00.5Z")
         );
+        assert_eq!(
+            t("2026-11-21T10:00:00.1234567891").as_deref(),
+            Some("2026-11-21T10:00:00.123456789Z")
+        );
+        assert_eq!(
+            t("2026-11-21T10:00:00-23:59").as_deref(),
+            Some("2026-11-22T09:59:00Z")
+        );
         for bad in [
             "",
             "x",
+            // RFC 3339's offsets are under 24 hours.
+            "2026-11-21T10:00:00+24:00",
+            "2026-11-21T10:00:00-25:00",
+            "2026-11-21 10:00+25:59",
             "2026-13-01",
             "10:00:00",
             " 2026-11-21",
@@ -530,6 +595,21 @@ mod tests {
         assert_eq!(
             b("2026-11-21T10:05:00Z", HOUR, &kolkata),
             "2026-11-21T10:00:00Z"
+        );
+        // Other numbers of days and weeks count from the epoch (a Thursday) in UTC, whatever
+        // the zone: 2026-11-21 is the 20,778th day, even, and 2 days past a 14-day multiple.
+        assert_eq!(
+            b("2026-11-21T00:30:00Z", 2 * DAY, &paris),
+            "2026-11-21T00:00:00Z"
+        );
+        assert_eq!(
+            b("2026-11-21T10:00:00Z", 2 * WEEK, &utc),
+            "2026-11-19T00:00:00Z"
+        );
+        // Seven days are one week.
+        assert_eq!(
+            b("2026-11-21T10:00:00Z", 7 * DAY, &paris),
+            "2026-11-15T23:00:00Z"
         );
         assert_eq!(bucket(0, 0, &utc), None);
         assert_eq!(bucket(0, -SECOND, &utc), None);

@@ -42,6 +42,20 @@ q!(
     "2026-11-21T10:00:00Z|2026-11-21T08:00:00.1234567Z|2026-11-21T10:00:00Z|2026-11-21T00:00:00Z|2026-11-21T10:00:00.5Z"
 );
 q!(
+    datetime_keeps_nanoseconds_of_a_longer_fraction,
+    "select datetime('2026-11-21T10:00:00.1234567891Z'), datetime('2026-11-21 10:00:00.99999999999'), \
+     datetime(t)",
+    [r#"{"t":"2026-11-21T10:00:00.000000000500+01:00"}"#],
+    "2026-11-21T10:00:00.123456789Z|2026-11-21T10:00:00.999999999Z|2026-11-21T09:00:00Z"
+);
+q!(
+    datetime_of_an_offset_of_24_hours_or_more_is_null,
+    "select datetime('2026-11-21T10:00:00+24:00'), datetime('2026-11-21T10:00:00-25:00'), \
+     datetime('2026-11-21T10:00:00+23:59')",
+    [ONE],
+    "null|null|2026-11-20T10:01:00Z"
+);
+q!(
     datetime_leap_second_is_the_second_before,
     "select datetime('2016-12-31T23:59:60Z'), datetime('2016-12-31T23:59:60.5Z')",
     [ONE],
@@ -221,6 +235,38 @@ fn tz_changes_output_days_and_strftime() {
     assert_eq!(
         run_tz(Some("Asia/Kolkata"), "select time(t, 1h)", &lines),
         "2026-11-21T04:30:00+05:30"
+    );
+}
+
+#[test]
+fn only_one_day_and_one_week_follow_the_zone() {
+    // 2026-03-08T06:30Z is 01:30 in New York, on the day its clocks go forward; 2026-03-08 is
+    // an even day from the epoch, so two-day buckets start there at midnight UTC.
+    let lines = [r#"{"@t":"2026-03-08T06:30:00Z"}"#];
+    assert_eq!(
+        run_tz(
+            Some("America/New_York"),
+            "select time(1d), time(24h), time(2d), time(48h), time(1w), time(7d), time(2w)",
+            &lines
+        ),
+        "2026-03-08T00:00:00-05:00|2026-03-08T00:00:00-05:00|2026-03-07T19:00:00-05:00|\
+         2026-03-07T19:00:00-05:00|2026-03-02T00:00:00-05:00|2026-03-02T00:00:00-05:00|\
+         2026-02-25T19:00:00-05:00"
+    );
+}
+
+#[test]
+fn concatenation_writes_a_timestamp_as_tostring_does() {
+    let lines = [r#"{"t":"2026-11-21T10:00:00Z"}"#];
+    let q = "select 'at ' || datetime(t), concat(datetime(t), null, 1.50), tostring(datetime(t)), \
+             'took ' || 90s";
+    assert_eq!(
+        run_tz(None, q, &lines),
+        "at 2026-11-21T10:00:00Z|2026-11-21T10:00:00Z1.50|2026-11-21T10:00:00Z|took 90"
+    );
+    assert_eq!(
+        run_tz(Some("Asia/Kolkata"), q, &lines),
+        "at 2026-11-21T15:30:00+05:30|2026-11-21T15:30:00+05:301.50|2026-11-21T15:30:00+05:30|took 90"
     );
 }
 
