@@ -807,7 +807,13 @@ where
     /// What a pool task needs to evaluate a chunk.
     fn work(&self) -> Work<'r, S, F> {
         Work {
-            rows: self.remaining,
+            // With `--strict` every line is validated: a chunk does not stop at the rows still
+            // wanted (it keeps its row ends, so those past `limit` are cut from the output),
+            // and the lines after them are still read.
+            rows: match self.remaining {
+                Some(_) if self.opts.strict => Some(u64::MAX),
+                rows => rows,
+            },
             strict: self.opts.strict,
             filter: self.facts.filter,
             make: self.make,
@@ -998,7 +1004,9 @@ where
                 } else {
                     0
                 };
-                let end = if rows < out.rows {
+                let end = if rows == 0 {
+                    0
+                } else if rows < out.rows {
                     out.row_ends[rows as usize - 1]
                 } else {
                     out.buf.len()
@@ -1045,7 +1053,7 @@ where
             }
         }
         self.drove.stats.rows += rows - skip;
-        Ok(if self.remaining == Some(0) {
+        Ok(if self.remaining == Some(0) && !self.opts.strict {
             Flow::Done
         } else {
             Flow::More

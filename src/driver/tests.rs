@@ -326,6 +326,39 @@ fn strict_stops_at_the_first_bad_line_after_the_lines_before_it() {
     }
 }
 
+/// `--strict` validates every line: a `limit` (even `limit 0`) reached before the first bad
+/// line cuts the output there, yet the run still reads on and fails at that line.
+#[test]
+fn strict_reads_past_the_limit_to_the_first_bad_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = lines();
+    let path = write(dir.path(), "a.ndjson", &data);
+    let (all, _, _, _, first) = expected(&data);
+    for limit in [0, 2] {
+        let want: Vec<u8> = all
+            .split_inclusive(|&b| b == b'\n')
+            .take(limit)
+            .flatten()
+            .copied()
+            .collect();
+        for (threads, chunk) in [(1, None), (2, Some(1)), (3, Some(700))] {
+            let what = format!("limit {limit}, threads {threads}, chunk {chunk:?}");
+            let (drove, out) = fake_run(
+                std::slice::from_ref(&path),
+                threads,
+                chunk,
+                2048,
+                Some(limit as u64),
+                true,
+            );
+            let err = drove.expect_err(&what);
+            let strict = err.downcast_ref::<StrictError>().expect("a StrictError");
+            assert_eq!(strict.0.position.line, first, "{what}");
+            assert_eq!(out, want, "{what}");
+        }
+    }
+}
+
 #[test]
 fn bom_empty_files_and_long_lines() {
     let dir = tempfile::tempdir().unwrap();
