@@ -1088,10 +1088,17 @@ impl<'q> Parser<'q> {
                 }
                 match &t.tok {
                     Tok::Str(s) => segs.push(Seg::Key(s.clone())),
-                    Tok::Number => match self.text(&t).parse::<usize>() {
-                        Ok(i) => segs.push(Seg::Index(i)),
-                        Err(_) => return self.fail(Expect::IndexOrKey),
-                    },
+                    Tok::Number => {
+                        let digits = self.text(&t);
+                        match digits.parse::<usize>() {
+                            Ok(i) => segs.push(Seg::Index(i)),
+                            // An index past any array (a null, as out of range), not an error.
+                            Err(_) if digits.bytes().all(|b| b.is_ascii_digit()) => {
+                                segs.push(Seg::Index(usize::MAX))
+                            }
+                            Err(_) => return self.fail(Expect::IndexOrKey),
+                        }
+                    }
                     _ => return self.fail(Expect::IndexOrKey),
                 }
                 self.bump();

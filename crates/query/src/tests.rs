@@ -352,9 +352,9 @@ q!(
 );
 q!(
     out_of_range_index_is_null,
-    "select t[5]",
+    "select t[5], t[99999999999999999999999], t[0]",
     [r#"{"t":[1]}"#],
-    "null"
+    "null|null|1"
 );
 q!(
     escaped_keys_match,
