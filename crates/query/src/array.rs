@@ -21,8 +21,6 @@
 //! Tags[?]`, a function's argument, arithmetic, `x in Tags[?]`, a condition nested in
 //! another one's side) it is a query error pointing at the wildcard.
 
-use std::cmp::Ordering;
-
 use crate::error::{ErrorKind, QueryError};
 use crate::parse::{BinOp, Expr, ExprKind};
 
@@ -84,15 +82,15 @@ pub(crate) struct Membership {
 }
 
 impl Membership {
-    /// Take `x` compared with one element (`None`: null); `false` once the answer is known.
+    /// Take whether `x` equals one element (`None`: null); `false` once the answer is known.
     #[inline]
-    pub(crate) fn see(&mut self, o: Option<Ordering>) -> bool {
-        match o {
-            Some(Ordering::Equal) => {
+    pub(crate) fn see(&mut self, equal: Option<bool>) -> bool {
+        match equal {
+            Some(true) => {
                 self.found = true;
                 false
             }
-            Some(_) => true,
+            Some(false) => true,
             None => {
                 self.unknown = true;
                 true
@@ -152,7 +150,7 @@ mod tests {
 
     #[test]
     fn membership_is_three_valued() {
-        let fold = |os: &[Option<Ordering>]| {
+        let fold = |os: &[Option<bool>]| {
             let mut m = Membership::default();
             for &o in os {
                 if !m.see(o) {
@@ -162,9 +160,9 @@ mod tests {
             m.answer()
         };
         assert_eq!(fold(&[]), Some(false));
-        assert_eq!(fold(&[Some(Ordering::Less)]), Some(false));
-        assert_eq!(fold(&[None, Some(Ordering::Equal)]), Some(true));
-        assert_eq!(fold(&[Some(Ordering::Greater), None]), None);
+        assert_eq!(fold(&[Some(false)]), Some(false));
+        assert_eq!(fold(&[None, Some(true)]), Some(true));
+        assert_eq!(fold(&[Some(false), None]), None);
     }
 
     #[test]

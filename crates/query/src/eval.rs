@@ -12,7 +12,6 @@
 //! order keys) lives in the [`Worker`] and is reused.
 
 use std::borrow::Cow;
-use std::cmp::Ordering;
 
 use ndq_scan::decimal_parts;
 use regex::Regex;
@@ -28,7 +27,7 @@ use crate::parse::{BinOp, Seg};
 use crate::plan::Plan;
 use crate::text;
 use crate::timefn;
-use crate::value::{Num, Val, Value, cmp_parts, compare, parse_number};
+use crate::value::{Num, Val, Value, cmp_parts, compare, equal, parse_number};
 
 /// Group keys and finished aggregates, for per-group expressions.
 #[derive(Clone, Copy, Default)]
@@ -118,11 +117,11 @@ fn member<'x, 'a: 'x, D: Doc<'a>>(
     let mut m = Membership::default();
     let is_array = match array {
         Ex::Path(path) => {
-            resolve(root, path).is_some_and(|n| n.each_element(|e| m.see(compare(x, &node_val(e)))))
+            resolve(root, path).is_some_and(|n| n.each_element(|e| m.see(equal(x, &node_val(e)))))
         }
         other => match eval(other, root, cx, s) {
             Val::Json(true, raw) => serde_json::from_str::<serde_json::Value>(&raw)
-                .is_ok_and(|v| v.each_element(|e| m.see(compare(x, &node_val(e))))),
+                .is_ok_and(|v| v.each_element(|e| m.see(equal(x, &node_val(e))))),
             _ => false,
         },
     };
@@ -362,7 +361,11 @@ pub(crate) fn eval<'x, 'a: 'x, D: Doc<'a>>(
                 return Val::Null;
             }
             let r = eval(b, root, cx, s);
-            from_truth(compare(&l, &r).map(|o| op.holds(o)))
+            match op {
+                BinOp::Eq => from_truth(equal(&l, &r)),
+                BinOp::Ne => from_truth(equal(&l, &r).map(|e| !e)),
+                _ => from_truth(compare(&l, &r).map(|o| op.holds(o))),
+            }
         }
         Ex::Arith(op, a, b) => {
             let (l, r) = (eval(a, root, cx, s), eval(b, root, cx, s));
@@ -422,9 +425,9 @@ pub(crate) fn eval<'x, 'a: 'x, D: Doc<'a>>(
             // comparison was null, else false.
             let mut unknown = false;
             for item in list {
-                match compare(&v, &eval(item, root, cx, s)) {
-                    Some(Ordering::Equal) => return Val::Bool(!*negated),
-                    Some(_) => {}
+                match equal(&v, &eval(item, root, cx, s)) {
+                    Some(true) => return Val::Bool(!*negated),
+                    Some(false) => {}
                     None => unknown = true,
                 }
             }
@@ -527,7 +530,7 @@ fn eval_case<'x, 'a: 'x, D: Doc<'a>>(
             let x = eval(subject, root, cx, s);
             if !x.is_null() {
                 for (a, value) in &case.arms {
-                    if compare(&x, &eval(a, root, cx, s)) == Some(Ordering::Equal) {
+                    if equal(&x, &eval(a, root, cx, s)) == Some(true) {
                         return eval(value, root, cx, s);
                     }
                 }

@@ -351,6 +351,15 @@ q!(
     "null|null|null|null|null"
 );
 q!(
+    arrays_and_objects_are_equal_when_their_values_are,
+    "select a = b, a <> b, a = c, a <> c, o = p, o = q, a < b, a = o, a in (c, b), \
+     case a when c then 'c' when b then 'b' end, b in n",
+    [
+        r#"{"a":[1, 2],"b":[1.0,2e0],"c":[2,1],"o":{"x":1,"y":[2]},"p":{"y":[2.0],"x":1},"q":{"x":1},"n":[[2,1],[1,2]]}"#
+    ],
+    "true|false|false|true|true|false|null|null|true|b|true"
+);
+q!(
     out_of_range_index_is_null,
     "select t[5], t[99999999999999999999999], t[0]",
     [r#"{"t":[1]}"#],

@@ -320,7 +320,7 @@ impl<'x> Val<'x> {
 }
 
 /// SQL comparison: `None` (null) when either side is null, the types differ, or either is an
-/// array or object. A timestamp and a string compare as instants, the string read as
+/// array or object (which [`equal`] tells apart). A timestamp and a string compare as instants, the string read as
 /// `datetime` reads it (null when it is not a time).
 pub(crate) fn compare(a: &Val<'_>, b: &Val<'_>) -> Option<Ordering> {
     match (a, b) {
@@ -331,6 +331,19 @@ pub(crate) fn compare(a: &Val<'_>, b: &Val<'_>) -> Option<Ordering> {
         (Val::Str(x, _), Val::Str(y, _)) => Some(x.as_bytes().cmp(y.as_bytes())),
         (Val::Bool(x), Val::Bool(y)) => Some(x.cmp(y)),
         _ => None,
+    }
+}
+
+/// `a = b`, as `=`, `<>`, `in`, `case X when` and array membership ask it: [`compare`]'s
+/// answer, except that two arrays (or two objects) are equal when they hold equal values
+/// (their [`canonical_json`] texts are the same: `[1]` equals `[1.0]`) and unequal otherwise,
+/// where `compare`, which has no order for them, says `null`.
+pub(crate) fn equal(a: &Val<'_>, b: &Val<'_>) -> Option<bool> {
+    match (a, b) {
+        (Val::Json(x, s), Val::Json(y, t)) if x == y => {
+            Some(s == t || canonical_json(s) == canonical_json(t))
+        }
+        _ => compare(a, b).map(Ordering::is_eq),
     }
 }
 
