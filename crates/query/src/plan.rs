@@ -405,7 +405,9 @@ impl<'q> Planner<'q> {
         let msg = match op {
             BinOp::Eq => format!("{whole} is never true: write {x} is null"),
             BinOp::Ne => format!("{whole} is never true: write {x} is not null"),
-            _ => format!("{whole} is never true: a comparison with null is null"),
+            // `x < null` is null, as any comparison with null: the language makes only an
+            // equality with null an error (the one written by mistake for `is null`).
+            _ => return Ok(()),
         };
         self.err(e, ErrorKind::NullComparison, msg)
     }
