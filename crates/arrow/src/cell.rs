@@ -219,8 +219,20 @@ fn text(text: Cow<'_, str>) -> Cell<'_> {
 /// digits), in nanoseconds since the epoch, if it has that form, is a valid time, and lies
 /// within an `i64` of nanoseconds. A leap second (`:60`) is read as `:59`, as `datetime`
 /// reads it: this is the query engine's reader of that form ([`Stamp::fixed`]), so a column
-/// of times holds the instants the query compared and bucketed.
+/// of times holds the instants the query compared and bucketed. A finer fraction, which
+/// `datetime` reads to the nanosecond, is not taken: a timestamp cell would drop its last
+/// digits, so it stays text.
 pub fn rfc3339(text: &str) -> Option<i64> {
+    let digits = text
+        .as_bytes()
+        .get(19..)
+        .filter(|rest| rest.first() == Some(&b'.'))
+        .map_or(0, |rest| {
+            rest[1..].iter().take_while(|b| b.is_ascii_digit()).count()
+        });
+    if digits > 9 {
+        return None;
+    }
     i64::try_from(Stamp::fixed(text.as_bytes())?.instant).ok()
 }
 
