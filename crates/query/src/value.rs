@@ -320,8 +320,8 @@ impl<'x> Val<'x> {
 }
 
 /// SQL comparison: `None` (null) when either side is null, the types differ, or either is an
-/// array or object (which [`equal`] tells apart). A timestamp and a string compare as instants, the string read as
-/// `datetime` reads it (null when it is not a time).
+/// array or object (which [`equal`] tells apart). A timestamp and a string compare as
+/// instants, the string read as `datetime` reads it (null when it is not a time).
 pub(crate) fn compare(a: &Val<'_>, b: &Val<'_>) -> Option<Ordering> {
     match (a, b) {
         (Val::Time(x), Val::Time(y)) | (Val::Dur(x), Val::Dur(y)) => Some(x.cmp(y)),
