@@ -643,7 +643,14 @@ mod tests {
         let good = index(&data[..58], 0, b"t", 1 << 20, &[]);
         assert!(good[0].known);
         assert_eq!(good[0].text_hi, b"2026-11-21T10:00:00Z");
+        assert_eq!(good[0].text_lo, b"2026-11-21T09:00:00Z");
         assert!(good[0].lo < good[0].hi);
+        // Times going up, then one below the first: each end moves when it should.
+        let data = b"{\"t\":\"2026-11-21T10:00:00Z\"}\n{\"t\":\"2026-11-21T11:00:00Z\"}\n\
+                     {\"t\":\"2026-11-21T08:00:00Z\"}\n{\"t\":\"2026-11-21T09:00:00Z\"}\n";
+        let z = &zones_of(data, 1 << 20)[0];
+        assert_eq!(z.text_lo, b"2026-11-21T08:00:00Z");
+        assert_eq!(z.text_hi, b"2026-11-21T11:00:00Z");
     }
 
     #[test]
