@@ -132,9 +132,11 @@ pub trait LineStep {
 /// When a chunk stops before its end.
 #[derive(Debug)]
 pub struct Limits<'a> {
-    /// Stop once this many rows are produced (`limit` without `order by`).
+    /// The rows wanted (`limit` without `order by`): the chunk keeps its row ends, and stops
+    /// once it has produced this many, unless `strict`.
     pub rows: Option<u64>,
-    /// Stop at the first bad line (`--strict`).
+    /// Stop at the first bad line (`--strict`), and only there: every line is validated, so
+    /// reaching `rows` does not stop the chunk (the rows past it are cut from the output).
     pub strict: bool,
     /// The lowest index of a chunk that has stopped for good (`usize::MAX`: none); chunks
     /// after it are not needed and give up.
@@ -161,7 +163,9 @@ pub fn scan<S: LineStep>(
     time: &TimeCheck<'_>,
 ) -> ChunkOut {
     let mut out = step.begin();
-    if limits.rows == Some(0) || limits.stop.load(Ordering::Relaxed) < limits.index {
+    if (limits.rows == Some(0) && !limits.strict)
+        || limits.stop.load(Ordering::Relaxed) < limits.index
+    {
         return out;
     }
     // Zones are built from every line: the candidate search, which jumps over lines, is off.
@@ -254,7 +258,7 @@ pub fn scan<S: LineStep>(
             if out.rows > rows_before {
                 out.row_ends.push(out.buf.len());
             }
-            if out.rows >= cap {
+            if out.rows >= cap && !limits.strict {
                 limits.stop.fetch_min(limits.index, Ordering::Relaxed);
                 break;
             }

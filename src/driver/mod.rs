@@ -807,13 +807,7 @@ where
     /// What a pool task needs to evaluate a chunk.
     fn work(&self) -> Work<'r, S, F> {
         Work {
-            // With `--strict` every line is validated: a chunk does not stop at the rows still
-            // wanted (it keeps its row ends, so those past `limit` are cut from the output),
-            // and the lines after them are still read.
-            rows: match self.remaining {
-                Some(_) if self.opts.strict => Some(u64::MAX),
-                rows => rows,
-            },
+            rows: self.remaining,
             strict: self.opts.strict,
             filter: self.facts.filter,
             make: self.make,
@@ -1229,7 +1223,7 @@ where
                 }
             }
             queue.changed.notify_all();
-            if (bad && self.strict) || self.rows.is_some_and(|cap| rows >= cap) {
+            if (bad && self.strict) || (!self.strict && self.rows.is_some_and(|cap| rows >= cap)) {
                 return Ok(());
             }
             while q.bytes > AHEAD_OUTPUT && !q.cancelled {
