@@ -400,16 +400,19 @@ impl<'q> Planner<'q> {
             (_, ExprKind::Null) => a,
             _ => return Ok(()),
         };
-        let whole = text_of(self.q, e);
-        let x = text_of(self.q, other);
-        let msg = match op {
-            BinOp::Eq => format!("{whole} is never true: write {x} is null"),
-            BinOp::Ne => format!("{whole} is never true: write {x} is not null"),
-            // `x < null` is null, as any comparison with null: the language makes only an
-            // equality with null an error (the one written by mistake for `is null`).
+        // `x < null` is null, as any comparison with null: the language makes only an
+        // equality with null an error (the one written by mistake for `is null`).
+        let fix = match op {
+            BinOp::Eq => "is null",
+            BinOp::Ne => "is not null",
             _ => return Ok(()),
         };
-        self.err(e, ErrorKind::NullComparison, msg)
+        let (whole, x) = (text_of(self.q, e), text_of(self.q, other));
+        self.err(
+            e,
+            ErrorKind::NullComparison,
+            format!("{whole} is never true: write {x} {fix}"),
+        )
     }
 
     fn call(

@@ -8,9 +8,8 @@
 //! number of seconds is an exact Decimal (`tonumber`, the output).
 //!
 //! Reading `@t` is on the hot path of `group by time(1m)`, so the fixed form almost every
-//! logger writes, `YYYY-MM-DDTHH:MM:SS[.fffffffff](Z|±HH:MM)`, is read by hand (digits
-//! past the ninth left out)
-//! ([`parse_fixed`]); anything else goes to jiff's Temporal parser. A test checks that the
+//! logger writes, `YYYY-MM-DDTHH:MM:SS[.fff...](Z|±HH:MM)` (fraction digits past the ninth
+//! left out), is read by hand ([`parse_fixed`]); anything else goes to jiff's Temporal parser. A test checks that the
 //! hand-written reader agrees with jiff on every input it accepts.
 
 use jiff::Timestamp;
@@ -145,13 +144,13 @@ impl Zone {
         self.tz.clone().unwrap_or(TimeZone::UTC)
     }
 
-    /// Whether days in this zone are UTC days (no zone given, or one always at offset 0).
     /// Whether a zone was given (timestamps are then written with its offset, `+00:00` for
     /// UTC itself, not `Z`).
     pub(crate) fn is_given(&self) -> bool {
         self.tz.is_some()
     }
 
+    /// Whether days in this zone are UTC days (no zone given, or one always at offset 0).
     fn is_utc(&self) -> bool {
         match &self.tz {
             None => true,
@@ -196,7 +195,8 @@ pub(crate) fn bucket(ns: i128, every: i128, zone: &Zone) -> Option<i128> {
         };
         return in_range(start).then_some(start);
     }
-    // Whole days in a zone: count local calendar days, then take that day's first instant.
+    // One day or one week in a zone: count local calendar days, then take that day's first
+    // instant.
     let tz = zone.tz();
     let date = timestamp(ns)?.to_zoned(tz.clone()).date();
     let days = i128::from(date.since(Date::constant(1970, 1, 1)).ok()?.get_days());
@@ -513,27 +513,20 @@ mod tests {
     #[test]
     fn general_forms() {
         let t = |s: &str| parse_text(s).map(date_text);
-        assert_eq!(t("2026-11-21").as_deref(), Some("2026-11-21T00:00:00Z"));
-        assert_eq!(
-            t("2026-11-21T10:00:00").as_deref(),
-            Some("2026-11-21T10:00:00Z")
-        );
-        assert_eq!(
-            t("2026-11-21 10:00").as_deref(),
-            Some("2026-11-21T10:00:00Z")
-        );
-        assert_eq!(
-            t("2026-11-21T10:00:00,5+01:00").as_deref(),
-            Some("2026-11-21T09:00:00.5Z")
-        );
-        assert_eq!(
-            t("2026-11-21T10:00:00.1234567891").as_deref(),
-            Some("2026-11-21T10:00:00.123456789Z")
-        );
-        assert_eq!(
-            t("2026-11-21T10:00:00-23:59").as_deref(),
-            Some("2026-11-22T09:59:00Z")
-        );
+        for (text, want) in [
+            ("2026-11-21", "2026-11-21T00:00:00Z"),
+            ("2026-11-21T10:00:00", "2026-11-21T10:00:00Z"),
+            ("2026-11-21 10:00", "2026-11-21T10:00:00Z"),
+            ("2026-11-21T10:00:00,5+01:00", "2026-11-21T09:00:00.5Z"),
+            // Fraction digits past the ninth left out.
+            (
+                "2026-11-21T10:00:00.1234567891",
+                "2026-11-21T10:00:00.123456789Z",
+            ),
+            ("2026-11-21T10:00:00-23:59", "2026-11-22T09:59:00Z"),
+        ] {
+            assert_eq!(t(text).as_deref(), Some(want), "{text}");
+        }
         for bad in [
             "",
             "x",
