@@ -386,6 +386,7 @@ where
         .collect();
     let progress = Progress::new(allowed, opts.color, total, opts.progress_after);
     let mut d = Driver::new(opts, facts, make, &pool, out, &steps, progress);
+    d.total = total;
     let list = &inputs.list;
     let mut index = 0;
     // `ndq keys --limit-lines` may evaluate again the chunk where the limit ends, which needs
@@ -489,6 +490,8 @@ struct Driver<'r, S, F> {
     progress: Progress,
     /// Input bytes of the inputs already finished (for the progress bar).
     done_before: u64,
+    /// Input bytes in all, when every input's size is known.
+    total: Option<u64>,
     /// Bytes read from the last input read as a stream (standard input has no length to
     /// add to `done_before`).
     streamed: u64,
@@ -540,6 +543,7 @@ where
             steps,
             progress,
             done_before: 0,
+            total: None,
             streamed: 0,
             zones: None,
             pending: Vec::new(),
@@ -748,7 +752,9 @@ where
             // that finish their share of either go on with the other, instead of waiting at
             // the end of each.
             let pending = std::mem::take(&mut self.pending);
+            let ahead = self.ahead(self.done_before + base.unwrap_or(0));
             let total = self.drove.acc.get_or_insert_with(Accumulator::default);
+            total.expect_more(ahead);
             let (_, scanned) = self
                 .pool
                 .install(|| rayon::join(|| total.merge_all(pending), || work.block(data)));
@@ -953,6 +959,15 @@ where
         Ok(Flow::More)
     }
 
+    /// The input still to come per input byte read, after `done` bytes (0 when the sizes
+    /// are not known): how much a merged table of groups may yet grow.
+    fn ahead(&self, done: u64) -> f64 {
+        match self.total {
+            Some(total) if done > 0 => total.saturating_sub(done) as f64 / done as f64,
+            _ => 0.0,
+        }
+    }
+
     /// Whether the block's accumulators hold more than [`FEW_GROUPS`] groups in all.
     fn many_pending(&self) -> bool {
         self.pending.iter().map(Accumulator::groups).sum::<usize>() > FEW_GROUPS
@@ -968,7 +983,9 @@ where
         }
         let many = self.many_pending();
         let pending = std::mem::take(&mut self.pending);
+        let ahead = self.ahead(self.done_before + self.streamed);
         let total = self.drove.acc.get_or_insert_with(Accumulator::default);
+        total.expect_more(ahead);
         if !many {
             // A few groups (a plain count, or a block of small files): folded here, in
             // order; handing them to the pool would cost more than the fold.

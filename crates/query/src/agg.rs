@@ -619,6 +619,15 @@ impl Accumulator {
         }
     }
 
+    /// Say that about `ahead` times the input read so far is still to come: a table of many
+    /// groups then grows in fewer, larger steps ([`Groups::expect_more`]). Only the time
+    /// and memory depend on it.
+    pub fn expect_more(&mut self, ahead: f64) {
+        if let Inner::Groups(g) = &mut self.inner {
+            g.expect_more(ahead);
+        }
+    }
+
     /// Fold in `laters`, in order, each covering lines that come after all of `self`'s and
     /// of the ones before it. An aggregation's groups are merged partition by partition in
     /// parallel, on the current rayon pool (the caller's `install`); the result is that of

@@ -41,6 +41,10 @@ use crate::value::{Num, Val};
 /// Partitions of a merged table (a power of two).
 pub(crate) const PARTS: usize = 64;
 
+/// The most [`Groups::expect_more`] lets a partition grow by at once, beyond the room a
+/// merge needs: more than the input after the first window of a 1 GiB file brings.
+const MAX_AHEAD: f64 = 16.0;
+
 /// Tables of fewer groups are not sealed ([`Groups::seal`]): they are merged one after
 /// another (see the driver's `FEW_GROUPS`) or cost little to read anyway.
 const SEAL_FROM: usize = 256;
@@ -75,6 +79,8 @@ pub(crate) struct Groups<S> {
     next_seq: u64,
     /// [`Groups::spelling_buf`].
     spelling: Vec<u8>,
+    /// How much more input is expected, per input read so far ([`Groups::expect_more`]).
+    ahead: f64,
 }
 
 /// Groups and their states (see the module docs).
@@ -384,6 +390,7 @@ impl<S: Send + Sync> Groups<S> {
             keys,
             next_seq: 0,
             spelling: Vec::new(),
+            ahead: 0.0,
         }
     }
 
@@ -454,6 +461,21 @@ impl<S: Send + Sync> Groups<S> {
         }
     }
 
+    /// Say that about `ahead` times the input read so far is still to come (0 when unknown).
+    /// A merged partition that has to grow then grows at once to what the groups so far,
+    /// at that rate, would come to (at most [`MAX_AHEAD`] times), instead of doubling again
+    /// and again, each time rehashing and copying all it holds: a key of a new value every
+    /// few lines (trace ids) grows its partitions once or twice a run instead of some five
+    /// times. A key of few values overshoots, in memory reserved but mostly never touched.
+    /// Only the time and memory depend on it.
+    pub fn expect_more(&mut self, ahead: f64) {
+        self.ahead = if ahead.is_finite() {
+            ahead.clamp(0.0, MAX_AHEAD)
+        } else {
+            0.0
+        };
+    }
+
     /// The lines of these groups are all in (a chunk's): put a large table's groups in
     /// partition order for the merge, while the table is in the cache ([`Table::seal`]).
     pub fn seal(&mut self)
@@ -485,7 +507,7 @@ impl<S: Send + Sync> Groups<S> {
         parallel: bool,
         merge: &(impl Fn(&mut S, S) + Sync),
     ) {
-        let (width, keys) = (self.width, self.keys);
+        let (width, keys, ahead) = (self.width, self.keys, self.ahead);
         // Each later's tables, with the offset of their sequence numbers.
         let mut sources: Vec<(Table<S>, u64)> = Vec::new();
         for later in laters {
@@ -527,9 +549,19 @@ impl<S: Send + Sync> Groups<S> {
         let fold = |(table, pieces): (&mut Table<S>, Vec<(usize, Piece<S>)>)| {
             // Room for every incoming group at once (at most a block's worth more than the
             // new ones need), so the table's vectors and index grow once per block.
-            let incoming = pieces.iter().map(|(_, p)| p.groups.len()).sum();
-            let bytes = pieces.iter().map(|(_, p)| p.bytes).sum();
-            table.reserve(incoming, bytes, width);
+            let incoming: usize = pieces.iter().map(|(_, p)| p.groups.len()).sum();
+            let bytes: usize = pieces.iter().map(|(_, p)| p.bytes).sum();
+            if table.len() + incoming > table.index.capacity() {
+                // Growing: to what the rest of the input will bring at the rate so far.
+                let more = |now: usize, new: usize| new.max(((now + new) as f64 * ahead) as usize);
+                table.reserve(
+                    more(table.len(), incoming),
+                    more(table.arena.len(), bytes),
+                    width,
+                );
+            } else {
+                table.reserve(incoming, bytes, width);
+            }
             for (source, piece) in pieces {
                 let (later, offset) = &sources[source];
                 table.absorb(
@@ -769,38 +801,40 @@ mod tests {
         };
         let whole = listing(&fill(&lines));
         // Sealed or not (in partition order, renumbered), merged in one go or one chunk
-        // after another (into the first chunk's table, sealed or not).
-        for seal in [false, true] {
-            for parallel in [false, true] {
-                for pieces in [2, 3, 50] {
-                    let chunks = lines.chunks(lines.len() / pieces + 1).map(|c| {
-                        let mut g = fill(c);
-                        if seal {
-                            g.seal();
-                            assert!(g.parts()[0].sealed.is_some(), "{} groups", g.len());
-                        }
-                        g
-                    });
-                    let mut chunks: Vec<Groups<u64>> = chunks.collect();
-                    let mut merged = chunks.remove(0);
-                    if parallel {
-                        merged.merge_all(chunks, true, &|a, b| *a += b);
-                    } else {
-                        for c in chunks {
-                            merged.merge_all(vec![c], false, &|a, b| *a += b);
-                        }
+        // after another (into the first chunk's table, sealed or not), the partitions
+        // growing by doubling or to an expected size (`expect_more`).
+        for (seal, parallel, ahead) in
+            (0..8).map(|i| (i & 1 == 1, i & 2 == 2, (i >> 2) as f64 * 16.0))
+        {
+            for pieces in [2, 3, 50] {
+                let chunks = lines.chunks(lines.len() / pieces + 1).map(|c| {
+                    let mut g = fill(c);
+                    if seal {
+                        g.seal();
+                        assert!(g.parts()[0].sealed.is_some(), "{} groups", g.len());
                     }
-                    let got = listing(&merged);
-                    let first = got.iter().zip(&whole).position(|(a, b)| a != b);
-                    assert!(
-                        got.len() == whole.len() && first.is_none(),
-                        "{pieces} pieces, parallel {parallel}, sealed {seal}: {} groups for {}, \
-                         first difference {:?}",
-                        got.len(),
-                        whole.len(),
-                        first.map(|i| (&got[i], &whole[i]))
-                    );
+                    g
+                });
+                let mut chunks: Vec<Groups<u64>> = chunks.collect();
+                let mut merged = chunks.remove(0);
+                merged.expect_more(ahead);
+                if parallel {
+                    merged.merge_all(chunks, true, &|a, b| *a += b);
+                } else {
+                    for c in chunks {
+                        merged.merge_all(vec![c], false, &|a, b| *a += b);
+                    }
                 }
+                let got = listing(&merged);
+                let first = got.iter().zip(&whole).position(|(a, b)| a != b);
+                assert!(
+                    got.len() == whole.len() && first.is_none(),
+                    "{pieces} pieces, parallel {parallel}, sealed {seal}, ahead {ahead}: {} groups \
+                         for {}, first difference {:?}",
+                    got.len(),
+                    whole.len(),
+                    first.map(|i| (&got[i], &whole[i]))
+                );
             }
         }
     }
