@@ -493,18 +493,17 @@ impl Plan {
             [(Ex::Agg(i), _)] => Some(*i),
             _ => None,
         };
+        // The worst kept group's count and number, as integers, once `want` are kept (set
+        // again whenever the worst one changes).
+        let mut worst_count: Option<(u64, u64)> = None;
         for (seq, bytes, states) in table.groups_mut(self.aggs.len()) {
-            if bounded
+            if let Some((w, worst_seq)) = worst_count
                 && let Some(i) = by_one
                 && let Some(AggState::Count(n)) = states.get(i)
-                && best.len() >= want
-                && let Some(worst) = best.peek()
-                && let [Val::Num(Num::Dec(w), _)] = worst.keys.as_slice()
-                && let Some(w) = w.to_u64()
             {
                 let o = n.cmp(&w);
                 let o = if d & 1 == 1 { o.reverse() } else { o };
-                if o.then(seq.cmp(&worst.seq)).is_ge() {
+                if o.then(seq.cmp(&worst_seq)).is_ge() {
                     continue;
                 }
             }
@@ -579,6 +578,15 @@ impl Plan {
                 if best.len() > want {
                     best.pop();
                 }
+                worst_count = match best.peek() {
+                    Some(worst) if best.len() >= want && by_one.is_some() => {
+                        match worst.keys.as_slice() {
+                            [Val::Num(Num::Dec(w), _)] => w.to_u64().map(|w| (w, worst.seq)),
+                            _ => None,
+                        }
+                    }
+                    _ => None,
+                };
             } else {
                 all.push(ranked);
             }
