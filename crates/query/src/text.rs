@@ -103,11 +103,13 @@ fn text(v: Val<'_>) -> Option<Cow<'_, str>> {
     }
 }
 
-/// A whole-number argument (`2.0` is 2); `None` for fractions, other types, and numbers held
-/// as floats (too large for a Decimal).
+/// A whole-number argument (`2.0` is 2); `None` for fractions and other types. A whole number
+/// held as a float (too large for a Decimal: `1e30`) is one too, saturated to `i128` (as a
+/// position it is past any text either way).
 fn whole(v: &Val<'_>) -> Option<i128> {
     match v {
         Val::Num(Num::Dec(d), _) if d.fract().is_zero() => d.to_i128(),
+        Val::Num(Num::Float(f), _) if f.is_finite() && f.fract() == 0.0 => Some(*f as i128),
         _ => None,
     }
 }
@@ -460,6 +462,23 @@ mod tests {
             call(TextFunc::SplitPart, &[s("a,b"), s(","), big]),
             Some("".into())
         );
+    }
+
+    #[test]
+    fn whole_numbers_held_as_floats_are_positions_past_the_text() {
+        let huge = |f: f64| Val::number(Num::Float(f));
+        let t = "h😀llo";
+        assert_eq!(call(TextFunc::Left, &[s(t), huge(1e30)]), Some(t.into()));
+        assert_eq!(call(TextFunc::Right, &[s(t), huge(1e300)]), Some(t.into()));
+        assert_eq!(call(TextFunc::Substr, &[s(t), n(2), huge(1e30)]), Some("😀llo".into()));
+        assert_eq!(call(TextFunc::Substr, &[s(t), huge(1e30)]), Some("".into()));
+        assert_eq!(call(TextFunc::Substr, &[s(t), huge(-1e30), huge(1e30)]), Some("".into()));
+        assert_eq!(call(TextFunc::SplitPart, &[s("a,b"), s(","), huge(1e30)]), Some("".into()));
+        // Negative counts and fields before the first stay null; so do fractions and NaN.
+        assert_eq!(call(TextFunc::Left, &[s(t), huge(-1e30)]), None);
+        assert_eq!(call(TextFunc::SplitPart, &[s("a,b"), s(","), huge(-1e30)]), None);
+        assert_eq!(call(TextFunc::Left, &[s(t), huge(1.5)]), None);
+        assert_eq!(call(TextFunc::Left, &[s(t), huge(f64::NAN)]), None);
     }
 
     #[test]
