@@ -174,7 +174,36 @@ pub(crate) fn format(ns: i128, zone: &Zone) -> String {
 /// `strftime(ns, fmt)` in the zone (UTC when none); `None` when the format is invalid.
 pub(crate) fn strftime(ns: i128, fmt: &str, zone: &Zone) -> Option<String> {
     let zoned = timestamp(ns)?.to_zoned(zone.tz());
-    jiff::fmt::strtime::format(fmt, &zoned).ok()
+    jiff::fmt::strtime::format(c_locale(fmt).as_ref(), &zoned).ok()
+}
+
+/// `fmt` with the directives whose output depends on a locale written out as C's `strftime`
+/// writes them in the C locale (`%c` `Sun Jan  4 07:05:09 2026`, `%x` `01/04/26`, `%r`
+/// `07:05:09 AM`), where jiff has forms of its own; every other directive, `%%` among them,
+/// is left to jiff.
+fn c_locale(fmt: &str) -> std::borrow::Cow<'_, str> {
+    if !fmt.contains('%') {
+        return fmt.into();
+    }
+    let mut out = String::with_capacity(fmt.len());
+    let mut chars = fmt.chars();
+    while let Some(c) = chars.next() {
+        if c != '%' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('c') => out.push_str("%a %b %e %H:%M:%S %Y"),
+            Some('x') => out.push_str("%m/%d/%y"),
+            Some('r') => out.push_str("%I:%M:%S %p"),
+            Some(d) => {
+                out.push('%');
+                out.push(d);
+            }
+            None => out.push('%'),
+        }
+    }
+    out.into()
 }
 
 /// `time(ns, every)`: `ns` floored to a multiple of `every` counted from the Unix epoch in

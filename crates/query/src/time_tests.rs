@@ -278,6 +278,12 @@ q!(
     "2026-11-21 08:05|Saturday 325|1|null|null"
 );
 q!(
+    strftime_locale_directives_are_the_c_locales,
+    "select strftime(t, '%c|%x|%r|%X|%D'), strftime(t, '%%c %%%c'), strftime(t, '100%')",
+    [r#"{"t":"2026-01-04T19:05:09Z"}"#],
+    "Sun Jan  4 19:05:09 2026|01/04/26|07:05:09 PM|19:05:09|01/04/26|%c %Sun Jan  4 19:05:09 2026|null"
+);
+q!(
     tostring_and_tonumber_of_times,
     "select tostring(datetime(t)), tostring(90.5s), tonumber(datetime(t)), tonumber(1500ms), tonumber(datetime('1969-12-31T23:59:59.5Z'))",
     [r#"{"t":"2026-11-21T10:05:00.250Z"}"#],
