@@ -848,6 +848,43 @@ fn aliased<'e>(
     }
 }
 
+/// An error when a bare name in `e` (outside aggregate arguments and filters, as
+/// [`substitute`] reads it) is the alias of two select items that differ: `order by x` after
+/// `select a as x, b as x` could mean either (as in SQL, where it is ambiguous too).
+fn unambiguous(q: &str, clause: &str, e: &Expr, items: &[parse::Item]) -> Result<(), QueryError> {
+    if let ExprKind::Path(segs) = &e.kind
+        && let [Seg::Key(k)] = segs.as_slice()
+    {
+        let mut named = items
+            .iter()
+            .enumerate()
+            .filter(|(_, i)| i.alias.as_deref() == Some(k.as_str()));
+        if let Some((first, item)) = named.next()
+            && let Some((other, _)) = named.find(|(_, i)| i.expr != item.expr)
+        {
+            return Err(QueryError::new(
+                q,
+                e.span.start,
+                e.span.end,
+                format!(
+                    "{clause} {k} is ambiguous: select columns {} and {} are both named {k}; \
+                     give them different names",
+                    first + 1,
+                    other + 1
+                ),
+            )
+            .with_kind(ErrorKind::GroupBy));
+        }
+        return Ok(());
+    }
+    if is_agg_call(e) || matches!(e.kind, ExprKind::Filter { .. }) {
+        return Ok(());
+    }
+    e.children()
+        .into_iter()
+        .try_for_each(|c| unambiguous(q, clause, c, items))
+}
+
 /// The first aggregate call in `e` (outermost, leftmost), if any.
 fn first_agg(e: &Expr) -> Option<&Expr> {
     if is_agg_call(e) {
@@ -915,6 +952,12 @@ fn plan(q: &str, ast: Query, time: &TimeOptions) -> Result<Plan, QueryError> {
         .with_kind(ErrorKind::UnknownSource));
     }
     let items = ast.select.as_deref().unwrap_or(&[]);
+    for (clause, e) in (ast.group_by.iter().map(|g| ("group by", g)))
+        .chain(ast.having.iter().map(|(e, _)| ("having", e)))
+        .chain(ast.order_by.iter().map(|(e, _)| ("order by", e)))
+    {
+        unambiguous(q, clause, e, items)?;
+    }
     // `having` may name select aliases: they are read as the items they name.
     let having = ast
         .having

@@ -2291,6 +2291,35 @@ q!(
     ],
     "a|2;b|1"
 );
+#[test]
+fn a_name_two_different_columns_share_is_ambiguous_where_it_would_be_read() {
+    for (q, clause) in [
+        ("select -a as x, count(*) as x group by a order by x desc", "order by x"),
+        ("select -a as x, count(*) as x group by a having x > 1", "having x"),
+        ("select a as x, b as x group by x", "group by x"),
+        ("select a as x, b as x order by x + 1", "order by x"),
+    ] {
+        let e = Plan::compile(q).expect_err(q);
+        assert_eq!(
+            e.message(),
+            format!(
+                "{clause} is ambiguous: select columns 1 and 2 are both named x; give them \
+                 different names"
+            ),
+            "{q}"
+        );
+    }
+    // The same column twice, a name used only inside an aggregate's argument, or no name
+    // read at all: nothing to choose between.
+    for q in [
+        "select a as x, a as x group by a order by x",
+        "select a as x, b as x group by a, b order by count(x)",
+        "select a as x, b as x",
+    ] {
+        assert!(Plan::compile(q).is_ok(), "{q}");
+    }
+}
+
 q!(
     an_alias_in_having_outside_the_filter_is_the_item,
     "select k as g, count(*) filter (where v > 1) as n group by k having n >= 1 and g <> 'b'",
