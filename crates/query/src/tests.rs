@@ -2294,8 +2294,14 @@ q!(
 #[test]
 fn a_name_two_different_columns_share_is_ambiguous_where_it_would_be_read() {
     for (q, clause) in [
-        ("select -a as x, count(*) as x group by a order by x desc", "order by x"),
-        ("select -a as x, count(*) as x group by a having x > 1", "having x"),
+        (
+            "select -a as x, count(*) as x group by a order by x desc",
+            "order by x",
+        ),
+        (
+            "select -a as x, count(*) as x group by a having x > 1",
+            "having x",
+        ),
         ("select a as x, b as x group by x", "group by x"),
         ("select a as x, b as x order by x + 1", "order by x"),
     ] {

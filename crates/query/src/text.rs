@@ -470,13 +470,25 @@ mod tests {
         let t = "h😀llo";
         assert_eq!(call(TextFunc::Left, &[s(t), huge(1e30)]), Some(t.into()));
         assert_eq!(call(TextFunc::Right, &[s(t), huge(1e300)]), Some(t.into()));
-        assert_eq!(call(TextFunc::Substr, &[s(t), n(2), huge(1e30)]), Some("😀llo".into()));
+        assert_eq!(
+            call(TextFunc::Substr, &[s(t), n(2), huge(1e30)]),
+            Some("😀llo".into())
+        );
         assert_eq!(call(TextFunc::Substr, &[s(t), huge(1e30)]), Some("".into()));
-        assert_eq!(call(TextFunc::Substr, &[s(t), huge(-1e30), huge(1e30)]), Some("".into()));
-        assert_eq!(call(TextFunc::SplitPart, &[s("a,b"), s(","), huge(1e30)]), Some("".into()));
+        assert_eq!(
+            call(TextFunc::Substr, &[s(t), huge(-1e30), huge(1e30)]),
+            Some("".into())
+        );
+        assert_eq!(
+            call(TextFunc::SplitPart, &[s("a,b"), s(","), huge(1e30)]),
+            Some("".into())
+        );
         // Negative counts and fields before the first stay null; so do fractions and NaN.
         assert_eq!(call(TextFunc::Left, &[s(t), huge(-1e30)]), None);
-        assert_eq!(call(TextFunc::SplitPart, &[s("a,b"), s(","), huge(-1e30)]), None);
+        assert_eq!(
+            call(TextFunc::SplitPart, &[s("a,b"), s(","), huge(-1e30)]),
+            None
+        );
         assert_eq!(call(TextFunc::Left, &[s(t), huge(1.5)]), None);
         assert_eq!(call(TextFunc::Left, &[s(t), huge(f64::NAN)]), None);
     }
