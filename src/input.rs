@@ -82,7 +82,13 @@ pub struct Inputs {
 
 impl Inputs {
     /// Open every input named on the command line (no names: standard input).
+    ///
+    /// Every input stays open for the run, so a directory of thousands of files (one per pod,
+    /// hour or rotation) needs as many descriptors: the soft limit on open files, often 1024,
+    /// is raised to the hard limit first (as Go programs do from the start), which only
+    /// allows what the system already allows the process.
     pub fn open(paths: &[PathBuf]) -> anyhow::Result<Inputs> {
+        let _ = rlimit::increase_nofile_limit(u64::MAX);
         let mut list = Vec::new();
         if paths.is_empty() {
             list.push(stdin());
@@ -149,10 +155,21 @@ fn check_magic(file: &File, codec: Codec) -> anyhow::Result<()> {
     }
 }
 
+/// `EMFILE`, "too many open files" (24 on Linux, the BSDs and macOS).
+const EMFILE: i32 = 24;
+
 /// Open one file (not a directory).
 fn open_file(path: &Path) -> anyhow::Result<Input> {
     let name = path.display().to_string();
-    let file = File::open(path).with_context(|| name.clone())?;
+    let file = File::open(path).map_err(|e| {
+        let hint = if e.raw_os_error() == Some(EMFILE) {
+            ": more inputs than open files allowed (`ulimit -n`); raise the limit, or name \
+             fewer files at once"
+        } else {
+            ""
+        };
+        anyhow::Error::new(e).context(format!("{name}{hint}"))
+    })?;
     let meta = file.metadata().with_context(|| name.clone())?;
     if meta.is_dir() {
         anyhow::bail!("{name}: is a directory");

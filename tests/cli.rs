@@ -236,6 +236,54 @@ fn exit_1_for_a_missing_input_and_nothing_written() {
     out.stderr_has(&format!("ndq: error: {}: ", through.display()));
 }
 
+/// `ndq -o raw 'select count(*)' DIR` in a shell whose open-file limits are set first
+/// (`ulimit` flags, as `-Sn 64`).
+#[cfg(unix)]
+fn count_under_ulimit(dir: &std::path::Path, limits: &str) -> std::process::Output {
+    Command::new("sh")
+        .arg("-c")
+        .arg(format!("ulimit {limits} && exec \"$0\" \"$@\""))
+        .arg(env!("CARGO_BIN_EXE_ndq"))
+        .args(["-o", "raw", "select count(*)"])
+        .arg(dir)
+        .env("NDQ_CACHE_DIR", crate::util::cache_dir())
+        .output()
+        .expect("sh runs")
+}
+
+#[cfg(unix)]
+#[test]
+fn a_directory_of_more_files_than_the_soft_open_file_limit_is_read() {
+    let f = Fixture::new();
+    for i in 0..200 {
+        f.write(
+            &format!("logs/part-{i:04}.ndjson"),
+            format!("{{\"n\":{i}}}\n"),
+        );
+    }
+    // The soft limit alone is low (as the common default of 1024 is for larger
+    // directories): ndq raises it to the hard one and reads every file.
+    let out = count_under_ulimit(&f.path("logs"), "-Sn 64");
+    assert_eq!(
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).as_ref()
+        ),
+        (Some(0), "200\n"),
+        "stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // The hard limit too: a runtime error that names the file and says what to do.
+    let out = count_under_ulimit(&f.path("logs"), "-n 64");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "stderr: {err}");
+    assert!(out.stdout.is_empty());
+    assert!(
+        err.starts_with("ndq: error: ") && err.contains("part-0") && err.contains("ulimit -n"),
+        "{err}"
+    );
+}
+
 /// Good lines, and the bad kinds the language reference names, on known line numbers.
 const MIXED: &str = "\u{feff}{\"n\":1}\r\n\
                      \n\
