@@ -4,9 +4,11 @@
 //! input at all) is standard input; a directory stands for every regular file below it,
 //! recursively, in sorted order; a name ending in `.gz` or `.zst` is decompressed as a stream;
 //! another regular file is memory-mapped (by the driver, in windows); anything else that can be
-//! opened (a FIFO, `/dev/stdin`, a process substitution) is read as a stream. A missing or
-//! unreadable input is an error naming it, so a run either starts with every input open or
-//! prints nothing.
+//! opened (a FIFO, `/dev/stdin`, a process substitution) is read as a stream. A missing input
+//! is an error naming it, so a run either starts with every input found or prints nothing.
+//! Streams are opened here; a regular uncompressed file is opened only when the driver reads
+//! it (and closed after), so a directory of thousands of files needs no more descriptors than
+//! one (a file that cannot be opened then is an error naming it, at that point).
 //!
 //! Streams are cut into blocks that end at a line boundary ([`Blocks`]), read ahead on their
 //! own thread so that reading (or decompressing) overlaps with evaluation.
@@ -48,8 +50,10 @@ impl Codec {
 pub enum Source {
     /// Standard input (read as a stream).
     Stdin,
-    /// A regular file, memory-mapped by the driver.
-    Mapped(File),
+    /// A regular file, memory-mapped by the driver (or read whole when small). It is opened
+    /// when it is read and closed after, so a directory of thousands of files never holds
+    /// more than a few open.
+    Mapped(PathBuf),
     /// A file read as a stream; `rewind` when it is a regular file (so a second run, as in
     /// `ndq bench`, starts again from the beginning).
     Stream {
@@ -83,10 +87,11 @@ pub struct Inputs {
 impl Inputs {
     /// Open every input named on the command line (no names: standard input).
     ///
-    /// Every input stays open for the run, so a directory of thousands of files (one per pod,
-    /// hour or rotation) needs as many descriptors: the soft limit on open files, often 1024,
-    /// is raised to the hard limit first (as Go programs do from the start), which only
-    /// allows what the system already allows the process.
+    /// A regular uncompressed file is opened only when it is read; a compressed file stays
+    /// open from here to the end of the run, so a directory of thousands of gzipped files
+    /// (one per pod, hour or rotation) needs as many descriptors: the soft limit on open
+    /// files, often 1024, is raised to the hard limit first (as Go programs do from the
+    /// start), which only allows what the system already allows the process.
     pub fn open(paths: &[PathBuf]) -> anyhow::Result<Inputs> {
         let _ = rlimit::increase_nofile_limit(u64::MAX);
         let mut list = Vec::new();
@@ -158,9 +163,25 @@ fn check_magic(file: &File, codec: Codec) -> anyhow::Result<()> {
 /// `EMFILE`, "too many open files" (24 on Linux, the BSDs and macOS).
 const EMFILE: i32 = 24;
 
-/// Open one file (not a directory).
+/// One file (not a directory): a regular uncompressed file is only looked at (its size),
+/// and opened when it is read; any other is opened now (a compressed file's first bytes are
+/// checked, a pipe is held open).
 fn open_file(path: &Path) -> anyhow::Result<Input> {
     let name = path.display().to_string();
+    let codec = Codec::of(path);
+    if codec == Codec::Plain {
+        let meta = std::fs::metadata(path).with_context(|| name.clone())?;
+        if meta.is_dir() {
+            anyhow::bail!("{name}: is a directory");
+        }
+        if meta.is_file() {
+            return Ok(Input {
+                name,
+                source: Source::Mapped(path.to_path_buf()),
+                len: Some(meta.len()),
+            });
+        }
+    }
     let file = File::open(path).map_err(|e| {
         let hint = if e.raw_os_error() == Some(EMFILE) {
             ": more inputs than open files allowed (`ulimit -n`); raise the limit, or name \
@@ -176,17 +197,13 @@ fn open_file(path: &Path) -> anyhow::Result<Input> {
     }
     let regular = meta.is_file();
     let len = regular.then_some(meta.len());
-    let codec = Codec::of(path);
     if regular && meta.len() > 0 {
         check_magic(&file, codec).with_context(|| name.clone())?;
     }
-    let source = match codec {
-        Codec::Plain if regular => Source::Mapped(file),
-        codec => Source::Stream {
-            file,
-            codec,
-            rewind: regular,
-        },
+    let source = Source::Stream {
+        file,
+        codec,
+        rewind: regular,
     };
     Ok(Input { name, source, len })
 }
@@ -287,8 +304,8 @@ impl Blocks {
                 inner: io::stdin(),
                 count: consumed.clone(),
             })),
-            Source::Mapped(file) => Producer::Read(Box::new(Counting {
-                inner: rewound(file, true)?,
+            Source::Mapped(path) => Producer::Read(Box::new(Counting {
+                inner: File::open(path)?,
                 count: consumed.clone(),
             })),
             Source::Stream {

@@ -58,7 +58,7 @@ pub mod step;
 pub mod zones;
 
 use std::fs::File;
-use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::io::{self, Write};
 use std::marker::PhantomData;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -568,10 +568,13 @@ where
     /// One input's blocks, mapped or streamed.
     fn blocks_of(&mut self, index: usize, input: &Input) -> anyhow::Result<Flow> {
         match &input.source {
-            Source::Mapped(file) => match self.mapped(index, input, file) {
-                Err(Fallback) => self.stream(index, input),
-                Ok(flow) => flow,
-            },
+            Source::Mapped(path) => {
+                let file = File::open(path).with_context(|| input.name.clone())?;
+                match self.mapped(index, input, &file) {
+                    Err(Fallback) => self.stream(index, input),
+                    Ok(flow) => flow,
+                }
+            }
             Source::Stdin | Source::Stream { .. } => self.stream(index, input),
         }
     }
@@ -781,10 +784,11 @@ where
                     if stop.load(Ordering::Relaxed) < i {
                         return Ok(outs);
                     }
-                    let Source::Mapped(file) = &input.source else {
+                    let Source::Mapped(path) = &input.source else {
                         unreachable!("only regular files are read whole")
                     };
-                    let data = read_whole(file)?;
+                    // Opened, read whole and closed: at most one small file open per worker.
+                    let data = std::fs::read(path)?;
                     for c in chunk::split(strip_bom(&data), target) {
                         outs.push(work.scan(c, i, &stop, None));
                         // A chunk of this file that stopped (its rows reached, a strict bad
@@ -1261,16 +1265,6 @@ const SMALL_FILE: u64 = 1 << 20;
 
 /// At most this many bytes of small files are read at once.
 const SMALL_BATCH: u64 = 16 << 20;
-
-/// The whole of a regular file, read from its start.
-fn read_whole(file: &File) -> io::Result<Vec<u8>> {
-    let mut f = file;
-    let len = f.metadata()?.len();
-    let mut data = Vec::with_capacity(len as usize + 1);
-    f.seek(SeekFrom::Start(0))?;
-    f.read_to_end(&mut data)?;
-    Ok(data)
-}
 
 /// Map `len` bytes of `file` from `offset`, read-only, with the huge-page advice.
 ///
