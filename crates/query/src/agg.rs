@@ -628,7 +628,7 @@ impl Accumulator {
     }
 
     /// Say that about `ahead` times the input read so far is still to come: a table of many
-    /// groups then grows in fewer, larger steps ([`Groups::expect_more`]). Only the time
+    /// groups then grows in fewer, larger steps (`Groups::expect_more`). Only the time
     /// and memory depend on it.
     pub fn expect_more(&mut self, ahead: f64) {
         if let Inner::Groups(g) = &mut self.inner {
