@@ -183,7 +183,8 @@
 //!   - `time(DURATION)` outside `group by` (in an aggregating `select`) is the same error
 //!     as a property outside `group by`. `now()` is fixed when the query is planned.
 //!   - `strftime` is jiff's (`%Y %m %d %H %M %S %f %z %Z %A %j %s`...), but for `%c`, `%x`
-//!     and `%r`, written as C's default locale writes them; an invalid format gives null. `tostring` of a timestamp is its output form in the `--tz` zone.
+//!     and `%r`, written as C's default locale writes them; an invalid format gives null.
+//!     `tostring` of a timestamp is its output form in the `--tz` zone.
 //!   - `sum`, `avg` and `percentile` look only at numbers, as the language reference says: durations are
 //!     passed over (`sum(tonumber(d))` adds their seconds); `min`/`max` take them.
 //!   - A timestamp is written as a JSON string, a duration as a JSON number. With `--tz`
