@@ -952,8 +952,14 @@ fn plan(q: &str, ast: Query, time: &TimeOptions) -> Result<Plan, QueryError> {
         .with_kind(ErrorKind::UnknownSource));
     }
     let items = ast.select.as_deref().unwrap_or(&[]);
-    for (clause, e) in (ast.group_by.iter().map(|g| ("group by", g)))
-        .chain(ast.having.iter().map(|(e, _)| ("having", e)))
+    // Where a name can be an alias: `group by`'s bare names only ([`aliased`]), any name in
+    // `having` and `order by` ([`substitute`]).
+    for g in &ast.group_by {
+        if matches!(&g.kind, ExprKind::Path(segs) if segs.len() == 1) {
+            unambiguous(q, "group by", g, items)?;
+        }
+    }
+    for (clause, e) in (ast.having.iter().map(|(e, _)| ("having", e)))
         .chain(ast.order_by.iter().map(|(e, _)| ("order by", e)))
     {
         unambiguous(q, clause, e, items)?;

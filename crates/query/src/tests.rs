@@ -2315,11 +2315,13 @@ fn a_name_two_different_columns_share_is_ambiguous_where_it_would_be_read() {
             "{q}"
         );
     }
-    // The same column twice, a name used only inside an aggregate's argument, or no name
-    // read at all: nothing to choose between.
+    // The same column twice, a name used only inside an aggregate's argument or inside a
+    // `group by` expression (where only a bare name is an alias), or no name read at all:
+    // nothing to choose between.
     for q in [
         "select a as x, a as x group by a order by x",
         "select a as x, b as x group by a, b order by count(x)",
+        "select count(*) as x, max(a) as x group by x + 1",
         "select a as x, b as x",
     ] {
         assert!(Plan::compile(q).is_ok(), "{q}");
