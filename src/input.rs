@@ -108,10 +108,12 @@ impl Inputs {
                 let mut files = Vec::new();
                 walk(path, &mut files)?;
                 for file in files {
-                    list.push(open_file(&file)?);
+                    let meta =
+                        std::fs::metadata(&file).with_context(|| file.display().to_string())?;
+                    list.push(open_file(&file, meta)?);
                 }
             } else {
-                list.push(open_file(path)?);
+                list.push(open_file(path, meta)?);
             }
         }
         Ok(Inputs { list })
@@ -163,24 +165,20 @@ fn check_magic(file: &File, codec: Codec) -> anyhow::Result<()> {
 /// `EMFILE`, "too many open files" (24 on Linux, the BSDs and macOS).
 const EMFILE: i32 = 24;
 
-/// One file (not a directory): a regular uncompressed file is only looked at (its size),
-/// and opened when it is read; any other is opened now (a compressed file's first bytes are
-/// checked, a pipe is held open).
-fn open_file(path: &Path) -> anyhow::Result<Input> {
+/// One file, not a directory (`meta`: what `std::fs::metadata` says of it): a regular
+/// uncompressed file is only noted (with its size) and opened when it is read; any other is
+/// opened now (a compressed file's first bytes are checked, a pipe is held open).
+fn open_file(path: &Path, meta: std::fs::Metadata) -> anyhow::Result<Input> {
     let name = path.display().to_string();
     let codec = Codec::of(path);
-    if codec == Codec::Plain {
-        let meta = std::fs::metadata(path).with_context(|| name.clone())?;
-        if meta.is_dir() {
-            anyhow::bail!("{name}: is a directory");
-        }
-        if meta.is_file() {
-            return Ok(Input {
-                name,
-                source: Source::Mapped(path.to_path_buf()),
-                len: Some(meta.len()),
-            });
-        }
+    let regular = meta.is_file();
+    let len = regular.then_some(meta.len());
+    if regular && codec == Codec::Plain {
+        return Ok(Input {
+            name,
+            source: Source::Mapped(path.to_path_buf()),
+            len,
+        });
     }
     let file = File::open(path).map_err(|e| {
         let hint = if e.raw_os_error() == Some(EMFILE) {
@@ -191,12 +189,6 @@ fn open_file(path: &Path) -> anyhow::Result<Input> {
         };
         anyhow::Error::new(e).context(format!("{name}{hint}"))
     })?;
-    let meta = file.metadata().with_context(|| name.clone())?;
-    if meta.is_dir() {
-        anyhow::bail!("{name}: is a directory");
-    }
-    let regular = meta.is_file();
-    let len = regular.then_some(meta.len());
     if regular && meta.len() > 0 {
         check_magic(&file, codec).with_context(|| name.clone())?;
     }
