@@ -755,7 +755,7 @@ where
             // that finish their share of either go on with the other, instead of waiting at
             // the end of each.
             let pending = std::mem::take(&mut self.pending);
-            let ahead = self.ahead(self.done_before + base.unwrap_or(0));
+            let ahead = self.ahead();
             let total = self.drove.acc.get_or_insert_with(Accumulator::default);
             total.expect_more(ahead);
             let (_, scanned) = self
@@ -963,9 +963,11 @@ where
         Ok(Flow::More)
     }
 
-    /// The input still to come per input byte read, after `done` bytes (0 when the sizes
-    /// are not known): how much a merged table of groups may yet grow.
-    fn ahead(&self, done: u64) -> f64 {
+    /// The input still to come per input byte taken so far (0 when the sizes are not known):
+    /// how much a merged table of groups may yet grow. What was taken is what the chunks so
+    /// far covered, over every input, which is also what the pending accumulators hold.
+    fn ahead(&self) -> f64 {
+        let done = self.drove.stats.bytes;
         match self.total {
             Some(total) if done > 0 => total.saturating_sub(done) as f64 / done as f64,
             _ => 0.0,
@@ -987,7 +989,7 @@ where
         }
         let many = self.many_pending();
         let pending = std::mem::take(&mut self.pending);
-        let ahead = self.ahead(self.done_before + self.streamed);
+        let ahead = self.ahead();
         let total = self.drove.acc.get_or_insert_with(Accumulator::default);
         total.expect_more(ahead);
         if !many {
