@@ -9,8 +9,9 @@
 //!
 //! Reading `@t` is on the hot path of `group by time(1m)`, so the fixed form almost every
 //! logger writes, `YYYY-MM-DDTHH:MM:SS[.fff...](Z|±HH:MM)` (fraction digits past the ninth
-//! left out), is read by hand ([`parse_fixed`]); anything else goes to jiff's Temporal parser. A test checks that the
-//! hand-written reader agrees with jiff on every input it accepts.
+//! left out), is read by hand ([`parse_fixed`]); anything else goes to jiff's Temporal
+//! parser. A test checks that the hand-written reader agrees with jiff on every input it
+//! accepts.
 
 use jiff::Timestamp;
 use jiff::civil::Date;
