@@ -239,8 +239,14 @@ fn inside(window: &[u8; 32]) -> u32 {
 }
 
 /// For each 8-bit mask: the `pshufb` indices that gather the bytes whose bits are set to the
-/// front, in order (the other indices 0x80, which give 0).
-static GATHER: [u64; 256] = {
+/// front, in order (the other indices 0x80, which give 0), for the low 8 bytes of a 16-byte
+/// quarter; [`GATHER_HI`] is the same for its high 8 bytes (each index plus 8), so that a
+/// quarter's indices are two loads.
+static GATHER: [u64; 256] = gather_table(0);
+static GATHER_HI: [u64; 256] = gather_table(8);
+
+/// The table of [`GATHER`], the indices plus `offset`.
+const fn gather_table(offset: u8) -> [u64; 256] {
     let mut table = [0u64; 256];
     let mut m = 0;
     while m < 256 {
@@ -249,7 +255,7 @@ static GATHER: [u64; 256] = {
         let mut i = 0;
         while i < 8 {
             if m >> i & 1 == 1 {
-                indices[n] = i as u8;
+                indices[n] = i as u8 + offset;
                 n += 1;
             }
             i += 1;
@@ -258,7 +264,7 @@ static GATHER: [u64; 256] = {
         m += 1;
     }
     table
-};
+}
 
 /// The bits `from..to` (`to` at most 64, `from` at most `to`).
 #[inline]
@@ -416,25 +422,28 @@ pub(crate) fn shape(bytes: &[u8], q: usize, at: At, out: &mut [u8; CAP + SLACK])
         let block: &[u8; 64] = bytes.get(start..start + 64)?.try_into().ok()?;
         let (masks, shaped) = masks256(block);
         let keep = s.keep(bytes, window, masks, |x| prefix_xor(x))?;
-        for (j, half) in shaped.into_iter().enumerate() {
+        // The block's kept bytes go to the 64 bytes from the shape's end: quarter j's two
+        // groups of 8 with one `pshufb` and two stores, at most 16j bytes in (each group
+        // keeps at most 8), so each store ends within the 64.
+        let to: &mut [u8; 64] = out.get_mut(s.n..s.n + 64)?.try_into().ok()?;
+        let mut k = 0usize;
+        for (j, quarter) in shaped.into_iter().enumerate() {
             let from = 16 * j as u32;
-            let first = keep >> from & 0xff;
-            let second = keep >> (from + 8) & 0xff;
-            let gather = |m: u64| GATHER.get(m as usize).copied().unwrap_or(0);
-            let indices = _mm_set_epi64x(
-                (gather(second) | 0x0808_0808_0808_0808) as i64,
-                gather(first) as i64,
-            );
-            let packed = _mm_shuffle_epi8(half, indices);
-            let to: &mut [u8; 16] = out.get_mut(s.n..s.n + 16)?.try_into().ok()?;
-            // SAFETY: `to` is 16 writable bytes; `_mm_storeu_si128` allows any alignment.
-            unsafe { _mm_storeu_si128(to.as_mut_ptr().cast(), packed) };
-            s.n += first.count_ones() as usize;
-            let to: &mut [u8; 8] = out.get_mut(s.n..s.n + 8)?.try_into().ok()?;
-            // SAFETY: `to` is 8 writable bytes; `_mm_storel_epi64` allows any alignment.
-            unsafe { _mm_storel_epi64(to.as_mut_ptr().cast(), _mm_unpackhi_epi64(packed, packed)) };
-            s.n += second.count_ones() as usize;
+            let first = (keep >> from & 0xff) as usize;
+            let second = (keep >> (from + 8) & 0xff) as usize;
+            let low = GATHER.get(first).copied().unwrap_or(0);
+            let high = GATHER_HI.get(second).copied().unwrap_or(0);
+            let packed = _mm_shuffle_epi8(quarter, _mm_set_epi64x(high as i64, low as i64));
+            let at: &mut [u8; 16] = to.get_mut(k..k + 16)?.try_into().ok()?;
+            // SAFETY: `at` is 16 writable bytes; `_mm_storeu_si128` allows any alignment.
+            unsafe { _mm_storeu_si128(at.as_mut_ptr().cast(), packed) };
+            k += first.count_ones() as usize;
+            let at: &mut [u8; 8] = to.get_mut(k..k + 8)?.try_into().ok()?;
+            // SAFETY: `at` is 8 writable bytes; `_mm_storel_epi64` allows any alignment.
+            unsafe { _mm_storel_epi64(at.as_mut_ptr().cast(), _mm_unpackhi_epi64(packed, packed)) };
+            k += second.count_ones() as usize;
         }
+        s.n += k;
     }
     s.end()
 }
