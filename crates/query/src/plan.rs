@@ -814,14 +814,13 @@ fn aliased<'e>(
     e: &'e Expr,
     items: &'e [parse::Item],
 ) -> Result<&'e Expr, QueryError> {
+    if let Some(k) = bare_name(e) {
+        return Ok(items
+            .iter()
+            .find(|i| i.alias.as_deref() == Some(k))
+            .map_or(e, |i| &i.expr));
+    }
     match &e.kind {
-        ExprKind::Path(segs) if segs.len() == 1 => match &segs[0] {
-            Seg::Key(k) => Ok(items
-                .iter()
-                .find(|i| i.alias.as_deref() == Some(k.as_str()))
-                .map_or(e, |i| &i.expr)),
-            Seg::Index(_) => Ok(e),
-        },
         ExprKind::Number(text) if text.bytes().all(|b| b.is_ascii_digit()) => {
             match text.parse::<usize>().ok().and_then(|n| n.checked_sub(1)) {
                 Some(i) if i < items.len() => Ok(&items[i].expr),
@@ -848,17 +847,27 @@ fn aliased<'e>(
     }
 }
 
+/// The name `e` is when it is one bare name (`x`, not `a.x` nor `[0]`): what can be a select
+/// column's alias.
+fn bare_name(e: &Expr) -> Option<&str> {
+    match &e.kind {
+        ExprKind::Path(segs) => match segs.as_slice() {
+            [Seg::Key(k)] => Some(k),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 /// An error when a bare name in `e` (outside aggregate arguments and filters, as
 /// [`substitute`] reads it) is the alias of two select items that differ: `order by x` after
 /// `select a as x, b as x` could mean either (as in SQL, where it is ambiguous too).
 fn unambiguous(q: &str, clause: &str, e: &Expr, items: &[parse::Item]) -> Result<(), QueryError> {
-    if let ExprKind::Path(segs) = &e.kind
-        && let [Seg::Key(k)] = segs.as_slice()
-    {
+    if let Some(k) = bare_name(e) {
         let mut named = items
             .iter()
             .enumerate()
-            .filter(|(_, i)| i.alias.as_deref() == Some(k.as_str()));
+            .filter(|(_, i)| i.alias.as_deref() == Some(k));
         if let Some((first, item)) = named.next()
             && let Some((other, _)) = named.find(|(_, i)| i.expr != item.expr)
         {
@@ -903,8 +912,7 @@ fn with_aliases(e: &Expr, items: &[parse::Item]) -> Expr {
 }
 
 fn substitute(e: &mut Expr, items: &[parse::Item]) {
-    if let ExprKind::Path(segs) = &e.kind
-        && let [Seg::Key(k)] = segs.as_slice()
+    if let Some(k) = bare_name(e)
         && let Some(item) = items.iter().find(|i| i.alias.as_deref() == Some(k))
     {
         *e = item.expr.clone();
@@ -954,10 +962,8 @@ fn plan(q: &str, ast: Query, time: &TimeOptions) -> Result<Plan, QueryError> {
     let items = ast.select.as_deref().unwrap_or(&[]);
     // Where a name can be an alias: `group by`'s bare names only ([`aliased`]), any name in
     // `having` and `order by` ([`substitute`]).
-    for g in &ast.group_by {
-        if matches!(&g.kind, ExprKind::Path(segs) if segs.len() == 1) {
-            unambiguous(q, "group by", g, items)?;
-        }
+    for g in ast.group_by.iter().filter(|g| bare_name(g).is_some()) {
+        unambiguous(q, "group by", g, items)?;
     }
     for (clause, e) in (ast.having.iter().map(|(e, _)| ("having", e)))
         .chain(ast.order_by.iter().map(|(e, _)| ("order by", e)))

@@ -240,12 +240,14 @@ fn inside(window: &[u8; 32]) -> u32 {
 
 /// For each 8-bit mask: the `pshufb` indices that gather the bytes whose bits are set to the
 /// front, in order (the other indices 0x80, which give 0), for the low 8 bytes of a 16-byte
-/// quarter; [`GATHER_HI`] is the same for its high 8 bytes (each index plus 8), so that a
-/// quarter's indices are two loads.
+/// quarter.
 static GATHER: [u64; 256] = gather_table(0);
+
+/// [`GATHER`] for the high 8 bytes of a quarter (each index plus 8): a quarter's indices are
+/// then two loads.
 static GATHER_HI: [u64; 256] = gather_table(8);
 
-/// The table of [`GATHER`], the indices plus `offset`.
+/// The indices of [`GATHER`], plus `offset`.
 const fn gather_table(offset: u8) -> [u64; 256] {
     let mut table = [0u64; 256];
     let mut m = 0;
