@@ -27,7 +27,8 @@ use futures::stream::BoxStream;
 const BLOCK: usize = 1 << 20;
 
 /// The first request for the rest of a line that runs past its range's end; each further one
-/// is twice as large, up to [`BLOCK`].
+/// to an object store is twice as large, up to [`BLOCK`]. A local file's tail is read this
+/// much at a time.
 /// (One byte in unit tests, so that they fetch a tail in many requests.)
 const TAIL: u64 = if cfg!(test) { 1 } else { 64 << 10 };
 
@@ -171,9 +172,14 @@ impl Lines {
         }
         match &mut self.input {
             Input::File(file) => {
-                // A line longer than the buffer makes room for itself.
-                make_room(&mut self.buf, &mut self.lo, &mut self.hi, BLOCK);
-                let n = file.read(&mut self.buf[self.hi..self.hi + BLOCK])?;
+                // Up to the range's end, then the rest of its last line [`TAIL`] bytes at a
+                // time; never more than a block (a small range gets a small buffer). A line
+                // longer than the buffer makes room for itself.
+                let at = self.offset + (self.hi - self.lo) as u64;
+                let want = if at < self.end { self.end - at } else { TAIL };
+                let want = want.min(BLOCK as u64) as usize;
+                make_room(&mut self.buf, &mut self.lo, &mut self.hi, want);
+                let n = file.read(&mut self.buf[self.hi..self.hi + want])?;
                 self.hi += n;
                 self.eof = n == 0;
             }
@@ -258,7 +264,8 @@ impl Lines {
     }
 }
 
-/// Make room for `n` more bytes after `buf[lo..hi]`, moving them to the front.
+/// Make room for `n` more bytes after `buf[lo..hi]`, moving them to the front; a buffer
+/// that grows at least doubles.
 fn make_room(buf: &mut Vec<u8>, lo: &mut usize, hi: &mut usize, n: usize) {
     if *lo > 0 {
         buf.copy_within(*lo..*hi, 0);
@@ -266,7 +273,7 @@ fn make_room(buf: &mut Vec<u8>, lo: &mut usize, hi: &mut usize, n: usize) {
         *lo = 0;
     }
     if buf.len() - *hi < n {
-        buf.resize(*hi + n.max(2 * BLOCK), 0);
+        buf.resize((*hi + n).max(2 * buf.len()), 0);
     }
 }
 

@@ -155,8 +155,8 @@ async fn scan_reads_projected_keys_and_filters_lines() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn object_store_urls_read_as_local_paths() {
     let dir = TempDir::new("store");
-    let a = ndq_gen::generate(21, 3 << 20);
-    let mut b = ndq_gen::generate(22, 3 << 19);
+    let a = ndq_gen::generate(21, 3 << 18);
+    let mut b = ndq_gen::generate(22, 3 << 17);
     assert_eq!(b.pop(), Some(b'\n'));
     std::fs::write(dir.0.join("a.ndjson"), &a).unwrap();
     std::fs::write(dir.0.join("b.ndjson"), &b).unwrap();
