@@ -62,6 +62,9 @@ enum Inner {
 /// cannot aim at one), many times faster than std's SipHash on short keys.
 type Hash = foldhash::fast::RandomState;
 
+/// Up to this many groups, [`Accumulator::weight`] counts the values their states hold.
+const WEIGHED_GROUPS: usize = 4096;
+
 /// The hash of the empty key (the one group of an aggregation without `group by`).
 static EMPTY_KEY: LazyLock<u64> = LazyLock::new(|| hash_key(&[]));
 
@@ -141,6 +144,16 @@ impl Default for AggState {
 }
 
 impl AggState {
+    /// The values the state holds (a distinct count's, a percentile's), which a merge folds
+    /// one by one; 0 for a state of fixed size.
+    fn values(&self) -> usize {
+        match self {
+            AggState::Pct(all) => all.len(),
+            AggState::Distinct(set) => set.len(),
+            _ => 0,
+        }
+    }
+
     fn new(f: AggFunc) -> AggState {
         match f {
             AggFunc::Count | AggFunc::CountIf => AggState::Count(0),
@@ -609,11 +622,19 @@ impl Plan {
 }
 
 impl Accumulator {
-    /// The groups of an aggregation held so far (0 for other accumulators): what a merge
-    /// has to fold, for a caller deciding whether to spread it over threads.
-    pub fn groups(&self) -> usize {
+    /// About how many things a merge of this accumulator has to fold, for a caller deciding
+    /// whether to spread it over threads or run it beside other work: the groups of an
+    /// aggregation, plus the values its `count_distinct`s and percentiles hold (one group
+    /// may hold a million: `select count_distinct(TraceId)`), or the rows of a `select
+    /// distinct`. The values are counted only while the groups are fewer than
+    /// [`WEIGHED_GROUPS`]; past that the groups say enough.
+    pub fn weight(&self) -> usize {
         match &self.inner {
+            Inner::Groups(g) if g.len() < WEIGHED_GROUPS => {
+                g.len() + g.states().map(AggState::values).sum::<usize>()
+            }
             Inner::Groups(g) => g.len(),
+            Inner::Distinct(d) => d.rows.len(),
             _ => 0,
         }
     }

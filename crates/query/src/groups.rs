@@ -494,6 +494,11 @@ impl<S: Send + Sync> Groups<S> {
         &mut self.spelling
     }
 
+    /// Every group's states, table by table.
+    pub fn states(&self) -> impl Iterator<Item = &S> {
+        self.parts.iter().flat_map(|t| t.states.iter())
+    }
+
     /// Groups held, over every partition.
     pub fn len(&self) -> usize {
         self.parts.iter().map(Table::len).sum()

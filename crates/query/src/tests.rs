@@ -1998,6 +1998,37 @@ fn accumulate_reports_matches() {
     );
 }
 
+#[test]
+fn weight_counts_groups_and_the_values_their_states_hold() {
+    // 300 lines: 3 groups of `g`, 100 distinct `n`, 300 percentile values, 30 distinct rows.
+    let docs: Vec<serde_json::Value> = (0..300)
+        .map(|i| serde_json::json!({"g": i % 3, "n": i % 100, "m": i % 30}))
+        .collect();
+    let weight = |query: &str| {
+        let plan = Plan::compile(query).unwrap();
+        let mut w = plan.worker();
+        let mut acc = plan.accumulator();
+        for d in &docs {
+            w.accumulate(d, &mut acc);
+        }
+        acc.weight()
+    };
+    assert_eq!(weight("select count(*)"), 1);
+    assert_eq!(weight("select g, count(*) group by g"), 3);
+    assert_eq!(weight("select count_distinct(n)"), 1 + 100);
+    // Each group holds the distinct values it saw: every n in each (3 and 100 are coprime).
+    assert_eq!(
+        weight("select g, count_distinct(n) group by g"),
+        3 + 3 * 100
+    );
+    assert_eq!(
+        weight("select percentile(n, 50), count_distinct(g)"),
+        1 + 300 + 3
+    );
+    assert_eq!(weight("select distinct m"), 30);
+    assert_eq!(weight("select n order by n limit 5"), 0);
+}
+
 /// A running accumulator can be shown at any point (its clone finished) and go on merging:
 /// what it finishes to at the end is what one pass over every line gives.
 #[test]
