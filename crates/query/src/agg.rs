@@ -40,6 +40,7 @@ use crate::groups::{Groups, Table, decode_keys, hash_key, write_spelling};
 use crate::ir::{AggSpec, Ex};
 use crate::plan::Plan;
 use crate::value::{Num, Val, Value, encode_key, parse_number, positive_zero, total_cmp};
+use crate::valueset::ValueSet;
 
 /// Partial results of a [`Kind::Collect`](crate::plan::Kind::Collect) query over some lines; mergeable.
 #[derive(Clone, Debug, Default)]
@@ -57,10 +58,6 @@ enum Inner {
     /// `select distinct` (not aggregating).
     Distinct(Distinct),
 }
-
-/// The hash of `count_distinct`'s value sets: foldhash's (seeded per set, so a crafted input
-/// cannot aim at one), many times faster than std's SipHash on short keys.
-type Hash = foldhash::fast::RandomState;
 
 /// Up to this many groups, [`Accumulator::weight`] counts the values their states hold.
 const WEIGHED_GROUPS: usize = 4096;
@@ -133,7 +130,7 @@ enum AggState {
     Max(Option<Box<Val<'static>>>),
     /// Every number, with its input text where writing the number would spell it otherwise.
     Pct(Box<Vec<(Num, Option<Box<str>>)>>),
-    Distinct(Box<HashSet<Box<[u8]>, Hash>>),
+    Distinct(Box<ValueSet>),
 }
 
 /// What a state is replaced with when it is moved out of its place (`groups.rs`).
@@ -181,9 +178,7 @@ impl AggState {
             (AggState::Distinct(set), Some(v)) if !v.is_null() => {
                 buf.clear();
                 encode_key(v, buf);
-                if !set.contains(buf.as_slice()) {
-                    set.insert(buf.as_slice().into());
-                }
+                set.insert(buf);
             }
             _ => {}
         }
@@ -202,7 +197,8 @@ impl AggState {
                 keep_best(a, &b, std::cmp::Ordering::Greater)
             }
             (AggState::Pct(a), AggState::Pct(b)) => a.extend(*b),
-            (AggState::Distinct(a), AggState::Distinct(b)) => a.extend(*b),
+            (AggState::Distinct(a), AggState::Distinct(b)) if a.len() == 0 => *a = b,
+            (AggState::Distinct(a), AggState::Distinct(b)) => a.merge(&b),
             _ => {}
         }
     }

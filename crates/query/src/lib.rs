@@ -287,6 +287,7 @@ mod text;
 mod time;
 mod timefn;
 mod value;
+mod valueset;
 mod worker;
 
 #[cfg(test)]
