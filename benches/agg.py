@@ -1,35 +1,51 @@
 #!/usr/bin/env python3
-"""Group-by queries of many groups: ndq builds at 1 and 2 threads against DuckDB, alternated.
+"""Aggregations that hold much: ndq builds at 1 and 2 threads against DuckDB, alternated.
 
-    python3 benches/agg.py RUNS FILE NAME=BINARY [NAME=BINARY ...]
+    python3 benches/agg.py RUNS FILE [--values] NAME=BINARY [NAME=BINARY ...]
 
-For each query (group by RequestPath, about 340K groups on the 1 GiB log; group by TraceId,
-about 843K), each build runs `BINARY --threads T -o raw QUERY FILE` for T = 1 and 2, and
-DuckDB runs the same query in SQL over `read_ndjson_auto(FILE)` with `SET threads=2`; the
-commands are taken in turn, the order reversed every other round, each under
-`/usr/bin/time`. Prints per command the median wall and CPU (user + system) time, the
-largest maximum resident set, every wall time, and how many different outputs it gave
-(DuckDB's order among equal counts may change from run to run).
+Without `--values`: group-by queries of many groups (group by RequestPath, about 340K groups
+on the 1 GiB log; group by TraceId, about 843K). With `--values`: aggregates that keep
+values, `count_distinct` and `percentile`, over every line and per group. For each query,
+each build runs `BINARY --threads T -o raw QUERY FILE` for T = 1 and 2, and DuckDB runs the
+same query in SQL over `read_ndjson_auto(FILE)` with `SET threads=2` (`percentile(x, p)` as
+`quantile_disc(x, p / 100)`); the commands are taken in turn, the order reversed every other
+round, each under `/usr/bin/time`. Prints per command the median wall and CPU (user +
+system) time, the largest maximum resident set, every wall time, and how many different
+outputs it gave (DuckDB's order among equal counts may change from run to run).
 """
 import statistics
 import subprocess
 import sys
 
-QUERIES = {
-    "RequestPath": "select RequestPath, count(*) as n group by RequestPath order by n desc limit 3",
-    "TraceId": "select TraceId, count(*) as n group by TraceId order by n desc limit 3",
+GROUPS = {
+    key: (f"select {key}, count(*) as n group by {key} order by n desc limit 3",
+          f"select {key}, count(*) as n from read_ndjson_auto('FILE') "
+          f"group by {key} order by n desc limit 3")
+    for key in ("RequestPath", "TraceId")
+}
+
+VALUES = {
+    "distinct": ("select count_distinct(TraceId)",
+                 "select count(distinct TraceId) from read_ndjson_auto('FILE')"),
+    "distinct by": ("select RequestMethod, count_distinct(TraceId) as d group by RequestMethod "
+                    "order by RequestMethod",
+                    "select RequestMethod, count(distinct TraceId) as d "
+                    "from read_ndjson_auto('FILE') group by RequestMethod order by RequestMethod"),
+    "p99": ("select percentile(Elapsed, 99)",
+            "select quantile_disc(Elapsed, 0.99) from read_ndjson_auto('FILE')"),
+    "p95 by": ("select RequestPath, percentile(Elapsed, 95) as p group by RequestPath "
+               "order by p desc limit 3",
+               "select RequestPath, quantile_disc(Elapsed, 0.95) as p "
+               "from read_ndjson_auto('FILE') group by RequestPath order by p desc limit 3"),
 }
 
 
-def commands(key, path, builds):
+def commands(query, sql, path, builds):
     out = {}
     for name, binary in builds:
         for threads in (1, 2):
-            out[f"{name} t{threads}"] = [
-                binary, "--threads", str(threads), "-o", "raw", QUERIES[key], path
-            ]
-    sql = (f"select {key}, count(*) as n from read_ndjson_auto('{path}') "
-           f"group by {key} order by n desc limit 3")
+            out[f"{name} t{threads}"] = [binary, "--threads", str(threads), "-o", "raw", query, path]
+    sql = sql.replace("FILE", path)
     out["duckdb t2"] = [
         "python3", "-c",
         "import duckdb; c = duckdb.connect(); c.execute('SET threads=2'); "
@@ -49,9 +65,11 @@ def main():
     if len(sys.argv) < 4:
         sys.exit(__doc__)
     runs, path = int(sys.argv[1]), sys.argv[2]
-    builds = [tuple(b.split("=", 1)) for b in sys.argv[3:]]
-    for key in QUERIES:
-        cmds = commands(key, path, builds)
+    rest = sys.argv[3:]
+    queries = VALUES if "--values" in rest else GROUPS
+    builds = [tuple(b.split("=", 1)) for b in rest if b != "--values"]
+    for query, sql in queries.values():
+        cmds = commands(query, sql, path, builds)
         results = {k: [] for k in cmds}
         outputs = {k: set() for k in cmds}
         for i in range(runs):
@@ -59,7 +77,7 @@ def main():
                 wall, cpu, rss, out = run(cmds[k])
                 results[k].append((wall, cpu, rss))
                 outputs[k].add(out)
-        print(f"## {QUERIES[key]}")
+        print(f"## {query}")
         for k, v in results.items():
             print(f"{k:14s} wall {statistics.median(x[0] for x in v):6.3f} s  "
                   f"cpu {statistics.median(x[1] for x in v):6.3f} s  "
