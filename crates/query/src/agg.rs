@@ -722,8 +722,8 @@ impl Accumulator {
     /// whether to spread it over threads or run it beside other work: the groups of an
     /// aggregation, plus the values its `count_distinct`s and percentiles hold (one group
     /// may hold a million: `select count_distinct(TraceId)`), or the rows of a `select
-    /// distinct`. The values are counted only while the groups are fewer than
-    /// [`WEIGHED_GROUPS`]; past that the groups say enough.
+    /// distinct`. The values are counted only while the groups are few (under 4,096); past
+    /// that the groups say enough.
     pub fn weight(&self) -> usize {
         match &self.inner {
             Inner::Groups(g) if g.len() < WEIGHED_GROUPS => {
