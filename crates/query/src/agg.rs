@@ -251,8 +251,7 @@ impl AggState {
                 keep_best(a, &b, std::cmp::Ordering::Greater)
             }
             (AggState::Pct(a), AggState::Pct(b)) => a.append(*b),
-            (AggState::Distinct(a), AggState::Distinct(b)) if a.len() == 0 => *a = b,
-            (AggState::Distinct(a), AggState::Distinct(b)) => a.merge(&b),
+            (AggState::Distinct(a), AggState::Distinct(b)) => a.merge(*b),
             _ => {}
         }
     }
@@ -300,18 +299,17 @@ const SORTED_PERCENTILE: usize = 64;
 /// `percentile` query's time after the scan, on one thread.
 fn nth_stable(all: &mut [PctNum], k: usize) -> &PctNum {
     let k = k.min(all.len().saturating_sub(1));
-    if all.len() <= SORTED_PERCENTILE {
-        // A group's few numbers: sorted in place, without the copy.
-        all.sort_by(|a, b| a.0.cmp(b.0));
-        return &all[k];
-    }
-    let decimals: Option<Vec<Decimal>> = all
-        .iter()
-        .map(|(n, _)| match n {
-            Num::Dec(d) => Some(*d),
-            Num::Float(_) => None,
+    // A group's few numbers are sorted in place, without the copy.
+    let decimals: Option<Vec<Decimal>> = (all.len() > SORTED_PERCENTILE)
+        .then(|| {
+            all.iter()
+                .map(|(n, _)| match n {
+                    Num::Dec(d) => Some(*d),
+                    Num::Float(_) => None,
+                })
+                .collect()
         })
-        .collect();
+        .flatten();
     let Some(mut values) = decimals else {
         all.sort_by(|a, b| a.0.cmp(b.0));
         return &all[k];
@@ -325,10 +323,7 @@ fn nth_stable(all: &mut [PctNum], k: usize) -> &PctNum {
     let mut equal = all.iter().filter(|(n, _)| is(n, std::cmp::Ordering::Equal));
     // `v` is the k-th smallest: at most `k` numbers are below it, and more than `k` are at
     // most it, so the one sought exists.
-    match equal.nth(k - below.min(k)) {
-        Some(e) => e,
-        None => &all[k],
-    }
+    equal.nth(k.saturating_sub(below)).unwrap_or(&all[k])
 }
 
 /// Whether a number read as `raw` would be written in another spelling from its value (an

@@ -116,8 +116,13 @@ impl ValueSet {
         self.large().insert(hash_key(v), v);
     }
 
-    /// Add every value of `other` (a union; the order of the values does not matter).
-    pub(crate) fn merge(&mut self, other: &ValueSet) {
+    /// Add every value of `other` (a union; the order of the values does not matter). Into
+    /// an empty set, `other` is taken whole.
+    pub(crate) fn merge(&mut self, other: ValueSet) {
+        if self.len() == 0 {
+            *self = other;
+            return;
+        }
         match &other.large {
             None => {
                 for v in small_values(&other.small) {
@@ -172,7 +177,7 @@ mod tests {
                 for v in &values[w[0]..w[1]] {
                     part.insert(v);
                 }
-                total.merge(&part);
+                total.merge(part);
             }
             proptest::prop_assert_eq!(total.len(), want.len());
             let got: std::collections::HashSet<&[u8]> = total.values().into_iter().collect();
