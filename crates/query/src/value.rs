@@ -359,6 +359,35 @@ pub(crate) fn total_cmp(a: &Val<'_>, b: &Val<'_>) -> Ordering {
     }
 }
 
+/// A coarse key of `v` for sorting by [`total_cmp`]: whenever `coarse_key(a) <
+/// coarse_key(b)`, `total_cmp(a, b)` is `Less`; equal coarse keys say nothing. A sort can
+/// order most pairs by these two words kept beside each other, and look at the values only
+/// for ties. Strings give their first 16 bytes (code point order is UTF-8's byte order), a
+/// Decimal its floor, other values their type's place. `None` for a float: a float and a
+/// Decimal compare as floats, which no key of the Decimal alone can follow.
+pub(crate) fn coarse_key(v: &Val<'_>) -> Option<(u8, u128)> {
+    Some(match v {
+        Val::Str(s, _) => {
+            let mut word = [0u8; 16];
+            for (to, from) in word.iter_mut().zip(s.as_bytes()) {
+                *to = *from;
+            }
+            (v.rank(), u128::from_be_bytes(word))
+        }
+        Val::Num(Num::Dec(d), _) => {
+            // Saturating: beyond i64 every Decimal ties with its neighbours.
+            let floor = d.floor().to_i64().unwrap_or(if d.is_sign_negative() {
+                i64::MIN
+            } else {
+                i64::MAX
+            });
+            (v.rank(), u128::from((floor as u64) ^ (1 << 63)))
+        }
+        Val::Num(Num::Float(_), _) => return None,
+        _ => (v.rank(), 0),
+    })
+}
+
 /// Append a canonical encoding of `v` to `out`: equal (numerically equal) values encode the
 /// same, different values differently, and a sequence of encodings is unambiguous.
 pub(crate) fn encode_key(v: &Val<'_>, out: &mut Vec<u8>) {
