@@ -367,13 +367,7 @@ pub(crate) fn total_cmp(a: &Val<'_>, b: &Val<'_>) -> Ordering {
 /// Decimal compare as floats, which no key of the Decimal alone can follow.
 pub(crate) fn coarse_key(v: &Val<'_>) -> Option<(u8, u128)> {
     Some(match v {
-        Val::Str(s, _) => {
-            let mut word = [0u8; 16];
-            for (to, from) in word.iter_mut().zip(s.as_bytes()) {
-                *to = *from;
-            }
-            (v.rank(), u128::from_be_bytes(word))
-        }
+        Val::Str(s, _) => (v.rank(), text_word(s, 0)),
         Val::Num(Num::Dec(d), _) => {
             // Saturating: beyond i64 every Decimal ties with its neighbours.
             let floor = d.floor().to_i64().unwrap_or(if d.is_sign_negative() {
@@ -386,6 +380,19 @@ pub(crate) fn coarse_key(v: &Val<'_>) -> Option<(u8, u128)> {
         Val::Num(Num::Float(_), _) => return None,
         _ => (v.rank(), 0),
     })
+}
+
+/// Bytes `at..at + 16` of `s`, big-endian, zeros past its end: two strings equal before `at`
+/// sort as these words do when the words differ (see [`coarse_key`]).
+pub(crate) fn text_word(s: &str, at: usize) -> u128 {
+    let mut word = [0u8; 16];
+    for (to, from) in word
+        .iter_mut()
+        .zip(s.as_bytes().get(at..).unwrap_or_default())
+    {
+        *to = *from;
+    }
+    u128::from_be_bytes(word)
 }
 
 /// Append a canonical encoding of `v` to `out`: equal (numerically equal) values encode the
