@@ -376,14 +376,14 @@ fn cmp_keys(a: &[Val<'_>], b: &[Val<'_>], dirs: u64) -> std::cmp::Ordering {
 
 /// A group kept for the result: its sort keys (`order by`'s, or its own keys without one),
 /// its number of first appearance, its keys (with `order by`) and aggregates, and (`select
-/// distinct`) its row encoded.
-struct Ranked {
-    keys: Vec<Val<'static>>,
+/// distinct`) its row encoded. Keys borrow from the group table they were read from.
+struct Ranked<'t> {
+    keys: Vec<Val<'t>>,
     /// [`text_prefix`] of `keys`.
     prefix: Option<u64>,
     seq: u64,
     dirs: u64,
-    group: Vec<Val<'static>>,
+    group: Vec<Val<'t>>,
     aggs: Vec<Val<'static>>,
     tag: Vec<u8>,
 }
@@ -393,18 +393,18 @@ struct Ranked {
 macro_rules! by_sort_keys {
     ($($t:ty),*) => {$(
         impl PartialEq for $t {
-            fn eq(&self, o: &$t) -> bool {
+            fn eq(&self, o: &Self) -> bool {
                 self.cmp(o).is_eq()
             }
         }
         impl Eq for $t {}
         impl PartialOrd for $t {
-            fn partial_cmp(&self, o: &$t) -> Option<std::cmp::Ordering> {
+            fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
                 Some(self.cmp(o))
             }
         }
         impl Ord for $t {
-            fn cmp(&self, o: &$t) -> std::cmp::Ordering {
+            fn cmp(&self, o: &Self) -> std::cmp::Ordering {
                 if let (Some(a), Some(b)) = (self.prefix, o.prefix)
                     && a != b
                 {
@@ -416,7 +416,7 @@ macro_rules! by_sort_keys {
         }
     )*};
 }
-by_sort_keys!(Kept, Ranked);
+by_sort_keys!(Kept, Ranked<'_>);
 
 /// The first 8 bytes of the first sort key, big-endian, zeros after a shorter string, when
 /// that key is a string; else `None`. Two strings whose prefixes differ sort as their
@@ -643,9 +643,9 @@ impl Plan {
         } else {
             offset.saturating_add(limit)
         };
-        let parts = g.into_parts();
-        let mut out: Vec<Ranked> = parts
-            .into_par_iter()
+        let mut parts = g.into_parts();
+        let mut out: Vec<Ranked<'_>> = parts
+            .par_iter_mut()
             .map(|table| self.rank_groups(table, ordered, want))
             .flatten()
             .collect();
@@ -677,19 +677,25 @@ impl Plan {
             .collect();
         // Many groups are many allocations to free: on the pool too.
         out.into_par_iter().for_each(drop);
+        parts.into_par_iter().for_each(drop);
         rows
     }
 
     /// One table's groups that `having` keeps, with their sort keys; at most the first `want`
     /// (then a group that would not be among them is passed over before anything of it is
     /// copied).
-    fn rank_groups(&self, mut table: Table<AggState>, ordered: bool, want: usize) -> Vec<Ranked> {
+    fn rank_groups<'t>(
+        &self,
+        table: &'t mut Table<AggState>,
+        ordered: bool,
+        want: usize,
+    ) -> Vec<Ranked<'t>> {
         let mut scratch = Scratch::default();
         let d = if ordered { self.dirs } else { 0 };
         let bounded = want != usize::MAX;
         // Bounded: the best `want` so far, the worst on top.
-        let mut best: BinaryHeap<Ranked> = BinaryHeap::new();
-        let mut all: Vec<Ranked> = Vec::new();
+        let mut best: BinaryHeap<Ranked<'t>> = BinaryHeap::new();
+        let mut all: Vec<Ranked<'t>> = Vec::new();
         let keys = self.group_by.len();
         let mut group: Vec<Val<'_>> = Vec::with_capacity(keys);
         let mut sort: Vec<Val<'static>> = Vec::with_capacity(self.order.len());
@@ -700,7 +706,7 @@ impl Plan {
         // either way). Most groups of a key of many values go no further.
         let aggs_only = ordered && self.order.iter().all(|(ex, _)| matches!(ex, Ex::Agg(_)));
         // Whether a group of these sort keys and number sorts before the worst kept one.
-        let better = |best: &BinaryHeap<Ranked>, sort_keys: &[Val<'_>], seq: u64| {
+        let better = |best: &BinaryHeap<Ranked<'t>>, sort_keys: &[Val<'_>], seq: u64| {
             best.len() < want
                 || best.peek().is_some_and(|worst| {
                     cmp_keys(sort_keys, &worst.keys, d)
@@ -781,7 +787,7 @@ impl Plan {
                     encode_key(&eval(ex, NoDoc, cx, &mut scratch), &mut tag);
                 }
             }
-            let owned = || group.iter().map(|v| v.borrowed().into_owned()).collect();
+            let owned = || group.clone();
             let (sort_keys, group) = if ordered {
                 (std::mem::take(&mut sort), owned())
             } else {
