@@ -104,12 +104,13 @@ fn text(v: Val<'_>) -> Option<Cow<'_, str>> {
 }
 
 /// A whole-number argument (`2.0` is 2); `None` for fractions and other types. A whole number
-/// held as a float (too large for a Decimal: `1e30`) is one too, saturated to `i128` (as a
-/// position it is past any text either way).
+/// held as a float (too large for a Decimal: `1e30`) is one too, and so is an infinite one
+/// (`1e400`), saturated to `i128` (as a position it is past any text either way).
 fn whole(v: &Val<'_>) -> Option<i128> {
     match v {
         Val::Num(Num::Dec(d), _) if d.fract().is_zero() => d.to_i128(),
-        Val::Num(Num::Float(f), _) if f.is_finite() && f.fract() == 0.0 => Some(*f as i128),
+        // `as` saturates: infinities become i128's bounds; NaN has no whole value.
+        Val::Num(Num::Float(f), _) if f.is_infinite() || f.fract() == 0.0 => Some(*f as i128),
         _ => None,
     }
 }
@@ -470,6 +471,20 @@ mod tests {
         let t = "h😀llo";
         assert_eq!(call(TextFunc::Left, &[s(t), huge(1e30)]), Some(t.into()));
         assert_eq!(call(TextFunc::Right, &[s(t), huge(1e300)]), Some(t.into()));
+        // `1e400` in the input is an infinite float: more than any count too.
+        assert_eq!(
+            call(TextFunc::Left, &[s(t), huge(f64::INFINITY)]),
+            Some(t.into())
+        );
+        assert_eq!(
+            call(TextFunc::Substr, &[s(t), n(2), huge(f64::INFINITY)]),
+            Some("😀llo".into())
+        );
+        assert_eq!(
+            call(TextFunc::Substr, &[s(t), huge(f64::NEG_INFINITY)]),
+            Some(t.into())
+        );
+        assert_eq!(call(TextFunc::Left, &[s(t), huge(f64::NEG_INFINITY)]), None);
         assert_eq!(
             call(TextFunc::Substr, &[s(t), n(2), huge(1e30)]),
             Some("😀llo".into())

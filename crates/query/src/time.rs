@@ -168,8 +168,20 @@ pub(crate) fn format(ns: i128, zone: &Zone) -> String {
     };
     match &zone.tz {
         None => ts.to_string(),
-        Some(tz) => ts.display_with_offset(tz.to_offset(ts)).to_string(),
+        Some(tz) => ts
+            .display_with_offset(minute_offset(tz.to_offset(ts)))
+            .to_string(),
     }
+}
+
+/// `off` rounded to the minute. RFC 3339 writes offsets in minutes, but a zone's old local
+/// mean time has seconds (Paris kept +00:09:21 until 1911): written with its own offset, the
+/// wall time would carry the seconds and the text would name another instant. At the rounded
+/// offset the text names the instant itself.
+fn minute_offset(off: Offset) -> Offset {
+    let secs = off.seconds();
+    let minutes = (secs + if secs < 0 { -30 } else { 30 }) / 60;
+    Offset::from_seconds(minutes * 60).unwrap_or(off)
 }
 
 /// `strftime(ns, fmt)` in the zone (UTC when none); `None` when the format is invalid.
@@ -256,8 +268,9 @@ fn parse_general(s: &str, zone: Option<&TimeZone>) -> Option<i128> {
     let ts = match (pieces.offset(), zone) {
         (Some(off), _) => {
             let off = off.to_numeric_offset();
-            // RFC 3339's offsets are under 24 hours (jiff's Temporal forms go to 25:59).
-            if off.seconds().unsigned_abs() >= 24 * 3600 {
+            // RFC 3339's offsets are under 24 hours (jiff's Temporal forms go to 25:59), and
+            // whole minutes (jiff also reads `+01:00:30`).
+            if off.seconds().unsigned_abs() >= 24 * 3600 || off.seconds() % 60 != 0 {
                 return None;
             }
             off.to_timestamp(dt).ok()?
@@ -486,6 +499,38 @@ mod tests {
             if let Some(ns) = parse_fixed(s.as_bytes()) {
                 prop_assert_eq!(Some(ns), jiff_parse(&s), "{}", s);
             }
+        }
+    }
+
+    #[test]
+    fn offsets_with_seconds_are_not_read_and_written_to_the_minute() {
+        assert_eq!(parse_text("2026-11-21T10:00:00+01:00:30"), None);
+        assert_eq!(parse_text("2026-11-21T10:00:00-00:44:30"), None);
+        assert!(parse_text("2026-11-21T10:00:00+01:00").is_some());
+        // Zones whose offset had seconds (local mean time): the text written reads back as
+        // the same instant, at an offset rounded to the minute.
+        for (name, at, want) in [
+            (
+                "Europe/Paris",
+                "1900-01-01T12:00:00Z",
+                "1900-01-01T12:09:00+00:09",
+            ),
+            (
+                "Africa/Monrovia",
+                "1935-06-01T12:00:00.5Z",
+                "1935-06-01T11:15:00.5-00:45",
+            ),
+            (
+                "Europe/Paris",
+                "2026-11-21T10:00:00Z",
+                "2026-11-21T11:00:00+01:00",
+            ),
+        ] {
+            let zone = Zone::named(name).unwrap();
+            let ns = parse_text(at).unwrap();
+            let text = format(ns, &zone);
+            assert_eq!(text, want, "{name} {at}");
+            assert_eq!(parse_text(&text), Some(ns), "{text}");
         }
     }
 
