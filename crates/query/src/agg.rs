@@ -456,11 +456,12 @@ const TEXT_LEVELS: usize = 16;
 /// their next 16 bytes ([`text_word`]), and so on, as a radix sort by 16-byte digits (the
 /// paths of one API share their first 16 bytes: `/api/customers/1`); what is still tied
 /// (other types, strings equal that far) by the rows' own order. A row without a coarse key
-/// (a float) sends the whole sort to the rows' order, on indices. The same order every way.
+/// (a float), or more rows than a handle can number, sends the whole sort to the rows' order,
+/// on indices. The same order every way.
 fn sorted<T: Ord + Sync>(
     rows: &[T],
     first: impl Fn(&T) -> (Option<&Val<'_>>, bool) + Sync,
-) -> Vec<u32> {
+) -> Vec<usize> {
     let handles: Option<Vec<Handle>> = rows
         .par_iter()
         .enumerate()
@@ -477,16 +478,14 @@ fn sorted<T: Ord + Sync>(
     let Some(mut handles) = handles else {
         let mut order: Vec<usize> = (0..rows.len()).collect();
         order.par_sort_unstable_by(|&a, &b| rows[a].cmp(&rows[b]));
-        // Reached past 2^32 rows only with a float among the keys: 130 bytes a row, more
-        // than ndq's inputs make.
-        return order.into_iter().map(|i| i as u32).collect();
+        return order;
     };
     handles.par_sort_unstable_by(|a, b| a.key.cmp(&b.key).then(a.index.cmp(&b.index)));
     handles
         .par_chunk_by_mut(|a, b| a.key == b.key)
         .filter(|run| run.len() > 1)
         .for_each(|run| settle(run, rows, &first, 16));
-    handles.into_iter().map(|h| h.index).collect()
+    handles.into_iter().map(|h| h.index as usize).collect()
 }
 
 /// Put in order a run of handles whose rows' first sort keys tie before byte `at` (see
@@ -655,14 +654,14 @@ impl Plan {
         let mut order = sorted(&out, |k| (k.keys.first(), k.dirs & 1 == 1));
         if self.distinct {
             let mut seen = HashSet::new();
-            order.retain(|&i| seen.insert(std::mem::take(&mut out[i as usize].tag)));
+            order.retain(|&i| seen.insert(std::mem::take(&mut out[i].tag)));
         }
         let end = offset.saturating_add(limit).min(order.len());
         let rows = order
             .par_iter()
             .take(end)
             .skip(offset)
-            .map(|&i| &out[i as usize])
+            .map(|&i| &out[i])
             .map_init(Scratch::default, |scratch, k| {
                 let cx = Cx {
                     keys: if ordered { &k.group } else { &k.keys },
@@ -1106,7 +1105,7 @@ mod tests {
             proptest::prop_assert_eq!(seqs(&got), seqs(&want));
             let by_handles: Vec<u64> = sorted(&rows, |k| (k.keys.first(), k.dirs & 1 == 1))
                 .into_iter()
-                .map(|i| rows[i as usize].seq)
+                .map(|i| rows[i].seq)
                 .collect();
             proptest::prop_assert_eq!(by_handles, seqs(&want));
             // In `total_cmp`'s order, coarse keys never go down.
