@@ -960,8 +960,9 @@ where
                 return Ok(Flow::Done);
             }
         }
-        if !(self.overlap && self.many_pending()) {
-            self.merge_pending();
+        let many = self.many_pending();
+        if !(self.overlap && many) {
+            self.fold_pending(many);
         }
         Ok(Flow::More)
     }
@@ -987,10 +988,14 @@ where
     /// workers would otherwise wait for the next block; up to [`FEW_GROUPS`], one after
     /// another on this thread.
     fn merge_pending(&mut self) {
+        self.fold_pending(self.many_pending());
+    }
+
+    /// [`Driver::merge_pending`], `many` being [`Driver::many_pending`] (weighed already).
+    fn fold_pending(&mut self, many: bool) {
         if self.pending.is_empty() {
             return;
         }
-        let many = self.many_pending();
         let pending = std::mem::take(&mut self.pending);
         let ahead = self.ahead();
         let total = self.drove.acc.get_or_insert_with(Accumulator::default);

@@ -179,9 +179,8 @@ pub(crate) fn format(ns: i128, zone: &Zone) -> String {
 /// wall time would carry the seconds and the text would name another instant. At the rounded
 /// offset the text names the instant itself.
 fn minute_offset(off: Offset) -> Offset {
-    let secs = off.seconds();
-    let minutes = (secs + if secs < 0 { -30 } else { 30 }) / 60;
-    Offset::from_seconds(minutes * 60).unwrap_or(off)
+    // Half a minute away from zero, as jiff rounds by default.
+    off.round(jiff::Unit::Minute).unwrap_or(off)
 }
 
 /// `strftime(ns, fmt)` in the zone (UTC when none); `None` when the format is invalid.
