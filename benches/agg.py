@@ -7,7 +7,7 @@ Without an option: group-by queries of many groups, top 3 by count (group by Req
 377,698 groups on the 1 GiB log; group by TraceId, 1,193,367). With `--all`: the same
 groups, every one written, in key order (DuckDB's query says `order by KEY`, which ndq's
 group by does by itself; DuckDB fetches its rows and prints their number, ndq writes them
-to a pipe). With `--values`: aggregates that keep values, `count_distinct` and
+with `-o raw` to a pipe). With `--values`: aggregates that keep values, `count_distinct` and
 `percentile`, over every line and per group. For each query,
 each build runs `BINARY --threads T -o raw QUERY FILE` for T = 1 and 2, and DuckDB runs the
 same query in SQL over `read_ndjson_auto(FILE)` with `SET threads=2` (`percentile(x, p)` as
@@ -21,19 +21,19 @@ import subprocess
 import sys
 
 # Each query as ndq runs it and as DuckDB does, FILE standing for the log's path.
-GROUPS = [
-    (f"select {key}, count(*) as n group by {key} order by n desc limit 3",
-     f"select {key}, count(*) as n from read_ndjson_auto('FILE') "
-     f"group by {key} order by n desc limit 3")
-    for key in ("RequestPath", "TraceId")
-]
+def per_key(ndq, sql):
+    """`ndq` and `sql` (`{key}` in them) for each key of many values."""
+    return [(ndq.format(key=key), sql.format(key=key)) for key in ("RequestPath", "TraceId")]
 
-ALL = [
-    (f"select {key}, count(*) as n group by {key}",
-     f"select {key}, count(*) as n from read_ndjson_auto('FILE') "
-     f"group by {key} order by {key}")
-    for key in ("RequestPath", "TraceId")
-]
+
+GROUPS = per_key(
+    "select {key}, count(*) as n group by {key} order by n desc limit 3",
+    "select {key}, count(*) as n from read_ndjson_auto('FILE') "
+    "group by {key} order by n desc limit 3")
+
+ALL = per_key(
+    "select {key}, count(*) as n group by {key}",
+    "select {key}, count(*) as n from read_ndjson_auto('FILE') group by {key} order by {key}")
 
 VALUES = [
     ("select count_distinct(TraceId)",
