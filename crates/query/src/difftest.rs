@@ -1163,7 +1163,26 @@ fn top_groups_by_aggregates_equal_the_full_sort_cut() {
          order by c desc",
         "select n, count(*) filter (where st >= 500) as e group by n order by e desc",
         "select count(*) as c, min(s) group by s, st order by count(*) desc, min(v)",
+        "select n, count(*) filter (where st >= 500) * 100 / count(*) as err group by n \
+         order by err desc",
+        "select k, count(*) as c group by k having k <> 'key3' \
+         order by case when count(*) > 2 then 1 else 0 end desc, -max(v)",
+        "select k, max(v) group by k order by coalesce(max(v), 0) - count(*), min(s) desc",
     ];
+    // A sort key that reads the group's key is not one of aggregates alone: the rows come
+    // sorted by the count, then the key (every line here has a `k` of lower case).
+    let query = "select k, count(*) as c group by k order by c desc, lower(k)";
+    let plan = Plan::compile(query).unwrap_or_else(|e| panic!("{query}: {e}"));
+    let out = finished(&plan, lazy_accumulator(&plan, &lines));
+    let rows: Vec<(i64, &str)> = out
+        .split(';')
+        .map(|r| {
+            let (k, c) = r.split_once('|').unwrap_or_else(|| panic!("row {r}"));
+            (-c.parse::<i64>().unwrap_or_else(|e| panic!("{r}: {e}")), k)
+        })
+        .collect();
+    assert!(rows.len() >= 40, "{} groups", rows.len());
+    assert!(rows.is_sorted(), "{query}: {out}");
     for full_query in shapes {
         let full_plan = Plan::compile(full_query).unwrap_or_else(|e| panic!("{full_query}: {e}"));
         let full = finished(&full_plan, lazy_accumulator(&full_plan, &lines));

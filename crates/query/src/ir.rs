@@ -77,6 +77,35 @@ pub(crate) enum Ex {
     Time(TimeFn, Box<Ex>, Option<Box<Ex>>, Zone),
 }
 
+impl Ex {
+    /// Whether the expression reads nothing but finished aggregates and constants (no group
+    /// key, no path): in a group's context, its value is known before the group's keys are
+    /// decoded. Anything not listed here counts as reading more.
+    pub(crate) fn of_aggregates_only(&self) -> bool {
+        let all = |list: &[Ex]| list.iter().all(Ex::of_aggregates_only);
+        match self {
+            Ex::Const(_) | Ex::Agg(_) => true,
+            Ex::Neg(a) | Ex::Not(a) | Ex::IsNull { ex: a, .. } => a.of_aggregates_only(),
+            Ex::And(a, b) | Ex::Or(a, b) | Ex::Cmp(_, a, b) | Ex::Arith(_, a, b) => {
+                a.of_aggregates_only() && b.of_aggregates_only()
+            }
+            Ex::In { ex, list, .. } => ex.of_aggregates_only() && all(list),
+            Ex::Coalesce(list) | Ex::Text(_, list) => all(list),
+            Ex::Call(_, a, b) | Ex::Time(_, a, b, _) => {
+                a.of_aggregates_only() && b.as_deref().is_none_or(Ex::of_aggregates_only)
+            }
+            Ex::Case(c) => {
+                c.subject.as_ref().is_none_or(Ex::of_aggregates_only)
+                    && c.arms
+                        .iter()
+                        .all(|(when, then)| when.of_aggregates_only() && then.of_aggregates_only())
+                    && c.default.as_ref().is_none_or(Ex::of_aggregates_only)
+            }
+            _ => false,
+        }
+    }
+}
+
 /// A condition with one wildcard path as a side: `test` is the condition with that side
 /// read as [`Ex::Elem`], evaluated for each element of the array at `array`, each element
 /// followed by `rest` (`Cart[?].Qty`: `array` `Cart`, `rest` `.Qty`). With `every` (`[*]`)
