@@ -702,10 +702,9 @@ impl Plan {
         let mut sort: Vec<Val<'static>> = Vec::with_capacity(self.order.len());
         let mut aggs: Vec<Val<'static>> = Vec::with_capacity(self.aggs.len());
         // Ordered by aggregates alone (`order by n desc`, `order by errors * 100 / n desc`):
-        // a group's sort keys are known
-        // before its keys are decoded, so one that cannot be among the best `want` is
-        // passed over first (whatever `having` would say of it: it would not be kept
-        // either way). Most groups of a key of many values go no further.
+        // a group's sort keys are known before its keys are decoded, so one that cannot be
+        // among the best `want` is passed over first (whatever `having` would say of it: it
+        // would not be kept either way). Most groups of a key of many values go no further.
         let aggs_only = ordered && self.order.iter().all(|(ex, _)| ex.of_aggregates_only());
         // Whether a group of these sort keys and number sorts before the worst kept one.
         let better = |best: &BinaryHeap<Ranked<'t>>, sort_keys: &[Val<'_>], seq: u64| {

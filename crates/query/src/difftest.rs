@@ -1170,7 +1170,8 @@ fn top_groups_by_aggregates_equal_the_full_sort_cut() {
         "select k, max(v) group by k order by coalesce(max(v), 0) - count(*), min(s) desc",
     ];
     // A sort key that reads the group's key is not one of aggregates alone: the rows come
-    // sorted by the count, then the key (every line here has a `k` of lower case).
+    // sorted by the count, then the key (each `k` here is in lower case; a missing one is
+    // written `null`, which sorts last as the text `null` does among these keys).
     let query = "select k, count(*) as c group by k order by c desc, lower(k)";
     let plan = Plan::compile(query).unwrap_or_else(|e| panic!("{query}: {e}"));
     let out = finished(&plan, lazy_accumulator(&plan, &lines));
