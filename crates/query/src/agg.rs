@@ -21,9 +21,11 @@
 //! ([`DecimalSum`]) and so are numbers held as floats ([`FloatSum`]), each rounded once.
 
 use std::borrow::Cow;
-use std::collections::{BinaryHeap, HashSet};
+use std::cmp::Ordering;
+use std::collections::{BinaryHeap, HashMap, HashSet};
 use std::sync::LazyLock;
 
+use foldhash::fast::RandomState;
 use ndq_scan::decimal_parts;
 use rayon::prelude::*;
 use rust_decimal::Decimal;
@@ -725,6 +727,16 @@ impl Plan {
         // The worst kept group's count and number, as integers, once `want` are kept (set
         // again whenever the worst one changes).
         let mut worst_count: Option<(u64, u64)> = None;
+        // Ordered by aggregates alone that are all counts (a rate: `count(*) filter (where
+        // ...) * 100 / count(*)`): the sort keys are a function of the counts, and the groups
+        // of a key of many values share few sets of counts (most have a line or two). So each
+        // set's sort keys are worked out once, and compared with the worst kept group's once
+        // while that group stays the worst (`kept` counts the groups kept; a verdict from an
+        // earlier worst could only be too kind, as the worst only gets better, and a group
+        // kept wrongly would be the one dropped).
+        let mut memo: HashMap<[u64; MEMO_WIDTH], Memo, RandomState> = HashMap::default();
+        let memo_on = aggs_only && self.aggs.len() <= MEMO_WIDTH;
+        let mut kept = 0u64;
         for (seq, bytes, states) in table.groups_mut(self.aggs.len()) {
             if let Some((w, worst_seq)) = worst_count
                 && let Some(i) = by_one
@@ -736,14 +748,29 @@ impl Plan {
                     continue;
                 }
             }
-            aggs.clear();
-            aggs.extend(
-                states
-                    .iter_mut()
-                    .zip(&self.aggs)
-                    .map(|(s, spec)| s.finish(spec)),
-            );
-            if aggs_only {
+            let counts = if memo_on { counts_of(states) } else { None };
+            if let Some(m) = counts.and_then(|c| memo.get_mut(&c)) {
+                if bounded
+                    && best.len() >= want
+                    && let Some(worst) = best.peek()
+                {
+                    if m.kept != Some(kept) {
+                        m.order = cmp_keys(&m.sort, &worst.keys, d);
+                        m.kept = Some(kept);
+                    }
+                    if m.order.then(seq.cmp(&worst.seq)).is_ge() {
+                        continue;
+                    }
+                }
+                sort.clone_from(&m.sort);
+            } else if aggs_only {
+                aggs.clear();
+                aggs.extend(
+                    states
+                        .iter_mut()
+                        .zip(&self.aggs)
+                        .map(|(s, spec)| s.finish(spec)),
+                );
                 let cx = Cx {
                     aggs: &aggs,
                     ..Cx::default()
@@ -754,10 +781,27 @@ impl Plan {
                         .iter()
                         .map(|(ex, _)| eval(ex, NoDoc, cx, &mut scratch).into_owned()),
                 );
+                if let Some(c) = counts
+                    && memo.len() < MEMO_SETS
+                {
+                    let m = Memo {
+                        sort: sort.clone(),
+                        order: Ordering::Equal,
+                        kept: None,
+                    };
+                    memo.insert(c, m);
+                }
                 if bounded && !better(&best, &sort, seq) {
                     continue;
                 }
             }
+            aggs.clear();
+            aggs.extend(
+                states
+                    .iter_mut()
+                    .zip(&self.aggs)
+                    .map(|(s, spec)| s.finish(spec)),
+            );
             group.clear();
             decode_keys(bytes, keys, &mut group);
             let cx = Cx {
@@ -806,6 +850,7 @@ impl Plan {
                 if best.len() > want {
                     best.pop();
                 }
+                kept += 1;
                 worst_count = match best.peek() {
                     Some(worst) if best.len() >= want && by_one.is_some() => {
                         match worst.keys.as_slice() {
@@ -834,6 +879,32 @@ impl Plan {
             .map(|k| k.row)
             .collect()
     }
+}
+
+/// The most aggregates, and sets of their counts per partition, whose sort keys a ranking
+/// keeps ([`Plan::rank_groups`]): past them, groups are ranked one by one.
+const MEMO_WIDTH: usize = 4;
+const MEMO_SETS: usize = 4096;
+
+/// One set of counts' sort keys, and how they compare with the worst kept group's (valid
+/// while `kept` is the ranking's count of changes).
+struct Memo {
+    sort: Vec<Val<'static>>,
+    order: Ordering,
+    kept: Option<u64>,
+}
+
+/// A group's states as a key of [`Memo`]s, when each is a count (unused places 0: the
+/// number of states is the plan's, the same for every group).
+fn counts_of(states: &[AggState]) -> Option<[u64; MEMO_WIDTH]> {
+    let mut key = [0; MEMO_WIDTH];
+    for (k, s) in key.iter_mut().zip(states) {
+        match s {
+            AggState::Count(n) => *k = *n,
+            _ => return None,
+        }
+    }
+    (states.len() <= MEMO_WIDTH).then_some(key)
 }
 
 impl Accumulator {
