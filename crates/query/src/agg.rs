@@ -763,14 +763,9 @@ impl Plan {
                     }
                 }
                 sort.clone_from(&m.sort);
+                self.finish_states(states, &mut aggs);
             } else if aggs_only {
-                aggs.clear();
-                aggs.extend(
-                    states
-                        .iter_mut()
-                        .zip(&self.aggs)
-                        .map(|(s, spec)| s.finish(spec)),
-                );
+                self.finish_states(states, &mut aggs);
                 let cx = Cx {
                     aggs: &aggs,
                     ..Cx::default()
@@ -794,14 +789,9 @@ impl Plan {
                 if bounded && !better(&best, &sort, seq) {
                     continue;
                 }
+            } else {
+                self.finish_states(states, &mut aggs);
             }
-            aggs.clear();
-            aggs.extend(
-                states
-                    .iter_mut()
-                    .zip(&self.aggs)
-                    .map(|(s, spec)| s.finish(spec)),
-            );
             group.clear();
             decode_keys(bytes, keys, &mut group);
             let cx = Cx {
@@ -866,6 +856,17 @@ impl Plan {
         }
         all.extend(best);
         all
+    }
+
+    /// A group's aggregates, finished, into `aggs`.
+    fn finish_states(&self, states: &mut [AggState], aggs: &mut Vec<Val<'static>>) {
+        aggs.clear();
+        aggs.extend(
+            states
+                .iter_mut()
+                .zip(&self.aggs)
+                .map(|(s, spec)| s.finish(spec)),
+        );
     }
 
     /// `rows` sorted (by their keys, then input order), the first `offset` left out, cut to
