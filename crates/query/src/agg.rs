@@ -888,7 +888,7 @@ const MEMO_WIDTH: usize = 4;
 const MEMO_SETS: usize = 4096;
 
 /// One set of counts' sort keys, and how they compare with the worst kept group's (valid
-/// while `kept` is the ranking's count of changes).
+/// while `kept` equals the ranking's count of groups kept).
 struct Memo {
     sort: Vec<Val<'static>>,
     order: Ordering,
