@@ -447,7 +447,9 @@ struct Handle {
     index: u32,
 }
 
-/// How far into tied strings [`sorted`] looks, 16 bytes at a time, before it compares rows.
+/// The bytes of text in a [`text_word`], and how many words into tied strings [`sorted`]
+/// looks before it compares rows.
+const WORD: usize = 16;
 const TEXT_LEVELS: usize = 16;
 
 /// The indices of `rows` in the order `rows.sort()` would leave them; `first` gives a row's
@@ -488,7 +490,7 @@ fn sorted<T: Ord + Sync>(
     handles
         .par_chunk_by_mut(|a, b| a.key == b.key)
         .filter(|run| run.len() > 1)
-        .for_each(|run| settle(run, rows, &first, 16));
+        .for_each(|run| settle(run, rows, &first, WORD));
     handles.into_iter().map(|h| h.index as usize).collect()
 }
 
@@ -500,26 +502,25 @@ fn settle<T: Ord>(
     first: &impl Fn(&T) -> (Option<&Val<'_>>, bool),
     at: usize,
 ) {
-    let mut text = at < 16 * TEXT_LEVELS;
+    // Each row's next word, while every first sort key of the run is a string.
+    let mut text = at < WORD * TEXT_LEVELS;
     let mut longer = false;
-    for h in run.iter_mut() {
-        if !text {
-            break;
-        }
-        match first(&rows[h.index as usize]) {
-            (Some(Val::Str(s, _)), desc) => {
-                longer |= s.len() > at;
-                let word = text_word(s, at);
-                h.key.1 = if desc { !word } else { word };
-            }
-            _ => text = false,
+    if text {
+        for h in run.iter_mut() {
+            let (Some(Val::Str(s, _)), desc) = first(&rows[h.index as usize]) else {
+                text = false;
+                break;
+            };
+            longer |= s.len() > at;
+            let word = text_word(s, at);
+            h.key.1 = if desc { !word } else { word };
         }
     }
     if text && longer {
         run.sort_unstable_by(|a, b| a.key.cmp(&b.key).then(a.index.cmp(&b.index)));
         for tie in run.chunk_by_mut(|a, b| a.key == b.key) {
             if tie.len() > 1 {
-                settle(tie, rows, first, at + 16);
+                settle(tie, rows, first, at + WORD);
             }
         }
     } else {
@@ -735,7 +736,12 @@ impl Plan {
         // earlier worst could only be too kind, as the worst only gets better, and a group
         // kept wrongly would be the one dropped).
         let mut memo: HashMap<[u64; MEMO_WIDTH], Memo, RandomState> = HashMap::default();
-        let memo_on = aggs_only && self.aggs.len() <= MEMO_WIDTH;
+        let memo_on = aggs_only
+            && self.aggs.len() <= MEMO_WIDTH
+            && self
+                .aggs
+                .iter()
+                .all(|a| matches!(a.func, AggFunc::Count | AggFunc::CountIf));
         let mut kept = 0u64;
         for (seq, bytes, states) in table.groups_mut(self.aggs.len()) {
             if let Some((w, worst_seq)) = worst_count
@@ -754,11 +760,15 @@ impl Plan {
                     && best.len() >= want
                     && let Some(worst) = best.peek()
                 {
-                    if m.kept != Some(kept) {
-                        m.order = cmp_keys(&m.sort, &worst.keys, d);
-                        m.kept = Some(kept);
-                    }
-                    if m.order.then(seq.cmp(&worst.seq)).is_ge() {
+                    let order = match m.verdict {
+                        Some((at, order)) if at == kept => order,
+                        _ => {
+                            let order = cmp_keys(&m.sort, &worst.keys, d);
+                            m.verdict = Some((kept, order));
+                            order
+                        }
+                    };
+                    if order.then(seq.cmp(&worst.seq)).is_ge() {
                         continue;
                     }
                 }
@@ -781,8 +791,7 @@ impl Plan {
                 {
                     let m = Memo {
                         sort: sort.clone(),
-                        order: Ordering::Equal,
-                        kept: None,
+                        verdict: None,
                     };
                     memo.insert(c, m);
                 }
@@ -887,16 +896,15 @@ impl Plan {
 const MEMO_WIDTH: usize = 4;
 const MEMO_SETS: usize = 4096;
 
-/// One set of counts' sort keys, and how they compare with the worst kept group's (valid
-/// while `kept` equals the ranking's count of groups kept).
+/// One set of counts' sort keys, and how they compare with the worst kept group's: the
+/// ranking's count of groups kept when that was worked out, and the comparison.
 struct Memo {
     sort: Vec<Val<'static>>,
-    order: Ordering,
-    kept: Option<u64>,
+    verdict: Option<(u64, Ordering)>,
 }
 
-/// A group's states as a key of [`Memo`]s, when each is a count (unused places 0: the
-/// number of states is the plan's, the same for every group).
+/// A group's states as a key of [`Memo`]s (the plan's aggregates are all counts; unused
+/// places 0: the number of states is the plan's, the same for every group).
 fn counts_of(states: &[AggState]) -> Option<[u64; MEMO_WIDTH]> {
     let mut key = [0; MEMO_WIDTH];
     for (k, s) in key.iter_mut().zip(states) {
@@ -1139,8 +1147,8 @@ mod tests {
 
         /// Rows sorted with their text prefixes, and by coarse keys through [`sorted`], come
         /// in the order their keys and numbers give: strings shorter and longer than either
-        /// prefix, sharing leading bytes (paths of one API, tied over their first 16 and 32
-        /// bytes), with zero bytes and non-ASCII text; Decimals with fractions, negative and
+        /// prefix, sharing leading bytes (paths of one API, tied over their first 16, 32 and
+        /// 44 bytes), with zero bytes and non-ASCII text; Decimals with fractions, negative and
         /// of equal floors; floats (no coarse key); nulls, booleans and timestamps among
         /// them; either direction. Coarse keys never go down in [`total_cmp`]'s order.
         #[test]
@@ -1158,7 +1166,11 @@ mod tests {
                 .map(|(i, (text, n, kind, second))| {
                     let first = match (text, kind) {
                         (Some(t), 0..=2) => Val::Str(t.into(), None),
-                        (Some(t), _) => Val::Str(format!("/api/orders/{t}").into(), None),
+                        (Some(t), 3 | 4) => Val::Str(format!("/api/orders/{t}").into(), None),
+                        // Tied over 44 bytes: settled three words deep.
+                        (Some(t), _) => {
+                            Val::Str(format!("/api/customers/{:0>29}{t}", "").into(), None)
+                        }
                         (None, 0) => Val::Null,
                         (None, 1) => Val::Bool(n > 0),
                         (None, 2) => Val::Time(i128::from(n)),
