@@ -183,7 +183,8 @@ impl<'q> Planner<'q> {
             ExprKind::Null => Ex::Const(Val::Null),
             ExprKind::Bool(b) => Ex::Const(Val::Bool(*b)),
             ExprKind::Number(n) => match parse_number(n) {
-                Some(n) => Ex::Const(Val::number(n)),
+                // Not `Val::number`: the literal `1e400` is the infinity it spells.
+                Some(n) => Ex::Const(Val::Num(n, None)),
                 None => return self.err(e, ErrorKind::Syntax, "this is not a number"),
             },
             ExprKind::Str(s) => Ex::Const(Val::string(s.clone())),

@@ -467,7 +467,7 @@ mod tests {
 
     #[test]
     fn whole_numbers_held_as_floats_are_positions_past_the_text() {
-        let huge = |f: f64| Val::number(Num::Float(f));
+        let huge = |f: f64| Val::Num(Num::Float(f), None);
         let t = "h😀llo";
         assert_eq!(call(TextFunc::Left, &[s(t), huge(1e30)]), Some(t.into()));
         assert_eq!(call(TextFunc::Right, &[s(t), huge(1e300)]), Some(t.into()));
