@@ -69,6 +69,12 @@ q!(
     "2026-11-21T10:05:00Z|2026-11-21T10:05:00.25Z|2026-11-21T10:05:00.123Z|2026-11-21T10:05:00.123456Z|2026-11-21T10:05:00.123456789Z|1969-12-31T23:59:59Z"
 );
 q!(
+    datetime_and_durations_take_numbers_held_as_floats,
+    "select datetime(n), time(n, 1h), 1h * g, 1h / g, g * 1s, datetime(1e-30), 1h * 1e-30",
+    [r#"{"n":1795255200.1234567891234567891234567891234,"g":2.00000000000000000000000000000000000001}"#],
+    "2026-11-21T10:00:00.1234567Z|2026-11-21T10:00:00Z|7200|1800|2|1970-01-01T00:00:00Z|0"
+);
+q!(
     datetime_of_anything_else_is_null,
     "select datetime('yesterday'), datetime(true), datetime(null), datetime('1795255500'), \
      datetime(1, 'days'), datetime('2026-11-21', 'ms'), datetime(t), datetime('2026-02-30')",
@@ -376,6 +382,21 @@ fn since_and_until_keep_lines_in_range() {
         r#"{"@t":"2026-11-21T11:30:00+01:00","n":3}"#
     );
     assert_eq!(with(None, None, "select count(*)"), "6");
+}
+
+#[test]
+fn since_reads_an_epoch_time_held_as_a_float() {
+    let lines = [
+        r#"{"@t":1795255200.1234567891234567891234567891234,"n":1}"#,
+        r#"{"@t":1795255199.5000000000000000000000000000001,"n":2}"#,
+    ];
+    let since = crate::parse_bound("2026-11-21T10:00:00Z", NOW, &Zone::utc()).unwrap();
+    let o = TimeOptions {
+        since: Some(since),
+        ..opts(None)
+    };
+    let q = "select n";
+    assert_eq!(run_plan(&Plan::compile_with(q, &o).unwrap(), q, &lines), "1");
 }
 
 // ---- differential: the engine against jiff, on generated times and conditions ----

@@ -31,15 +31,24 @@ fn epoch_unit(unit: &str) -> Option<i128> {
 
 /// `n` units since the epoch as an instant: exact, a fraction of a nanosecond dropped
 /// towards the past.
+/// A number held as a float (more digits than a decimal holds) counts as its shortest
+/// spelling where a decimal holds that (`1795255200.1234567`), else by its binary value.
 fn from_epoch(n: Num, unit: i128) -> Option<i128> {
-    let Num::Dec(d) = n else {
-        return None;
+    let ns = match (n, n.as_decimal()) {
+        (_, Some(d)) => d
+            .checked_mul(Decimal::from_i128_with_scale(unit, 0))?
+            .floor()
+            .to_i128()?,
+        (Num::Float(f), None) => whole((f * unit as f64).floor())?,
+        (Num::Dec(_), None) => return None,
     };
-    let ns = d
-        .checked_mul(Decimal::from_i128_with_scale(unit, 0))?
-        .floor()
-        .to_i128()?;
     time::in_range(ns).then_some(ns)
+}
+
+/// A float that is a whole number within `i128`'s range, as one.
+fn whole(f: f64) -> Option<i128> {
+    // 2^126: past any instant or duration, well within i128.
+    (f.is_finite() && f.abs() < 8.5e37).then_some(f as i128)
 }
 
 /// `datetime(v)`: the instant `v` stands for, if any.
@@ -100,8 +109,14 @@ fn instant_val<'x>(ns: Option<i128>) -> Val<'x> {
 
 /// `d * k` (or `d / k`), rounded to the nanosecond.
 fn scale(d: i128, k: Num, divide: bool) -> Option<i128> {
-    let Num::Dec(k) = k else {
-        return None;
+    let k = match (k, k.as_decimal()) {
+        (_, Some(k)) => k,
+        // A float no decimal holds (`1e-30`, `1e40`): by the float's arithmetic.
+        (Num::Float(f), None) => {
+            let r = if divide { d as f64 / f } else { d as f64 * f };
+            return whole(r.round());
+        }
+        (Num::Dec(_), None) => return None,
     };
     let d = Decimal::try_from_i128_with_scale(d, 0).ok()?;
     let r = if divide {
