@@ -612,7 +612,7 @@ impl<'q> Planner<'q> {
                 }
                 Ex::Extract(Box::new(x))
             }
-            FuncName::Time(tf) => return self.time_call(e, tf, args, ctx),
+            FuncName::Time(tf) => return self.time_call(tf, args, ctx),
             FuncName::Scalar(f) => {
                 let a = arg(self, 0)?;
                 if f == func::Func::ToString {
@@ -642,11 +642,9 @@ impl Planner<'_> {
             .collect()
     }
 
-    /// A time function: `now()` is the plan's constant; `time(DURATION)` reads the time
-    /// property.
+    /// A time function: `now()` is the plan's constant.
     fn time_call(
         &mut self,
-        e: &Expr,
         tf: TimeFn,
         args: &[Expr],
         ctx: Ctx,
@@ -654,19 +652,8 @@ impl Planner<'_> {
         if tf == TimeFn::Now {
             return Ok(Ex::Const(Val::Time(self.now)));
         }
+        // (`time(DURATION)` comes written out with its property: see `spell_out_time`.)
         let mut compiled = Vec::with_capacity(2);
-        if tf == TimeFn::Bucket && args.len() == 1 {
-            if ctx == Ctx::Group {
-                let t = text_of(self.q, e);
-                return self.err(
-                    e,
-                    ErrorKind::GroupBy,
-                    format!("'{t}' must appear in group by or be inside an aggregate"),
-                );
-            }
-            let field = self.time_field.clone();
-            compiled.push(Ex::Path(self.note_path(&field)));
-        }
         for a in args {
             compiled.push(self.compile(a, ctx)?);
         }
@@ -946,7 +933,37 @@ fn unique_names(written: Vec<String>) -> Vec<String> {
     out
 }
 
-fn plan(q: &str, ast: Query, time: &TimeOptions) -> Result<Plan, QueryError> {
+/// `time(DURATION)` written out as `time(PROPERTY, DURATION)`, `PROPERTY` the time field, in
+/// `e` and everything inside it: the two spellings are then one expression, so either may
+/// stand in `select` for the other in `group by` (`select time(@t, 1m) ... group by
+/// time(1m)`). The property takes the call's span, so an error about it names the call.
+fn spell_out_time(e: &mut Expr, field: &[Seg]) {
+    let span = e.span;
+    if let ExprKind::Call { name, args, .. } = &mut e.kind
+        && name == "time"
+        && args.len() == 1
+    {
+        let property = Expr {
+            kind: ExprKind::Path(field.to_vec()),
+            span,
+        };
+        args.insert(0, property);
+    }
+    for c in e.children_mut() {
+        spell_out_time(c, field);
+    }
+}
+
+fn plan(q: &str, mut ast: Query, time: &TimeOptions) -> Result<Plan, QueryError> {
+    let field = time_field(&time.time_field);
+    let exprs = (ast.select.iter_mut().flatten().map(|i| &mut i.expr))
+        .chain(ast.filter.as_mut())
+        .chain(ast.group_by.iter_mut())
+        .chain(ast.having.as_mut().map(|(e, _)| e))
+        .chain(ast.order_by.iter_mut().map(|(e, _)| e));
+    for e in exprs {
+        spell_out_time(e, &field);
+    }
     if let Some((name, span)) = &ast.from
         && !name.eq_ignore_ascii_case("stream")
     {
@@ -1038,7 +1055,7 @@ fn plan(q: &str, ast: Query, time: &TimeOptions) -> Result<Plan, QueryError> {
         keys: Vec::new(),
         zone: time.zone.clone(),
         now: time.now.unwrap_or_else(crate::time::now),
-        time_field: time_field(&time.time_field),
+        time_field: field,
         elem_at: None,
         memos: 0,
     };

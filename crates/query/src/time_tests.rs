@@ -194,10 +194,36 @@ q!(
     "2026-11-21T10:05:00Z|2;2026-11-21T10:00:00Z|1"
 );
 
+q!(
+    time_with_one_argument_groups_as_time_of_the_time_field,
+    "select time(@t, 5m) as a, count(*) group by time(5m)",
+    [
+        r#"{"@t":"2026-11-21T10:00:05Z"}"#,
+        r#"{"@t":"2026-11-21T10:06:00Z"}"#,
+        r#"{"@t":"2026-11-21T10:09:00Z"}"#
+    ],
+    "2026-11-21T10:00:00Z|1;2026-11-21T10:05:00Z|2"
+);
+q!(
+    time_of_the_time_field_groups_as_time_with_one_argument,
+    "select time(5m), strftime(time(1h), '%H') as h, count(*) \
+     group by time(@t, 5m), strftime(time(@t, 1h), '%H')",
+    [
+        r#"{"@t":"2026-11-21T10:00:05Z"}"#,
+        r#"{"@t":"2026-11-21T10:06:00Z"}"#,
+        r#"{"@t":"2026-11-21T10:09:00Z"}"#
+    ],
+    "2026-11-21T10:00:00Z|10|1;2026-11-21T10:05:00Z|10|2"
+);
+
 #[test]
 fn time_with_one_argument_outside_group_by_is_an_error() {
     assert_eq!(
         fails("select time(5m), count(*)"),
+        "'time(5m)' must be inside an aggregate, because this query aggregates (or add 'group by time(5m)')"
+    );
+    assert_eq!(
+        fails("select time(5m), count(*) group by time(1m)"),
         "'time(5m)' must appear in group by or be inside an aggregate"
     );
 }
