@@ -202,9 +202,9 @@
 //!   whole text, filter included.
 //! - **`x in PATH`**: `PATH` is a property path written without parentheses (a name that
 //!   is not a keyword, literal or call, or a quoted key); `x in (Tags)` is the one-item
-//!   list, `x = Tags`. An empty array gives false even when `x` is null; an element that is
-//!   an array or an object compares as null. In an aggregating `select`, `PATH` must be a
-//!   `group by` expression, like any property.
+//!   list, `x = Tags`. An empty array gives false even when `x` is null; each element is
+//!   compared with `x` as `=` compares (an array or an object by value). In an aggregating
+//!   `select`, `PATH` must be a `group by` expression, like any property.
 //! - **Where a wildcard may stand**: a wildcard path is a *side* of the condition: either
 //!   side of a comparison, of `like`/`ilike`, the tested value or an item of `in (...)`,
 //!   the operand of `is [not] null`. Arithmetic or a call around it (`Cart[?].Qty * 2 > 3`,
