@@ -316,6 +316,14 @@ q!(
     "Sun Jan  4 19:05:09 2026|01/04/26|07:05:09 PM|19:05:09|01/04/26|%c %Sun Jan  4 19:05:09 2026|null"
 );
 q!(
+    strftime_epoch_seconds_and_century_are_cs,
+    "select strftime(datetime(-0.5), '%S %s'), strftime(datetime(-1.5), '%H:%M:%S %s'), \
+     strftime(datetime(1.5), '%s'), strftime(datetime('0999-06-01'), '%C'), \
+     strftime(datetime('2026-06-01'), '%C %%s %%C')",
+    [ONE],
+    "59 -1|23:59:58 -2|1|09|20 %s %C"
+);
+q!(
     tostring_and_tonumber_of_times,
     "select tostring(datetime(t)), tostring(90.5s), tonumber(datetime(t)), tonumber(1500ms), tonumber(datetime('1969-12-31T23:59:59.5Z'))",
     [r#"{"t":"2026-11-21T10:05:00.250Z"}"#],
