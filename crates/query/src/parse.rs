@@ -411,10 +411,10 @@ impl<'q> Parser<'q> {
         let t = self.peek();
         let found = match &t.tok {
             Tok::Eof => "the end of the query".to_owned(),
-            _ => format!("'{}'", self.text(t)),
+            _ => token_name(self.text(t)),
         };
         let after = match (expect, self.prev_text()) {
-            (Expect::Expr, Some(p)) => format!(" after '{p}'"),
+            (Expect::Expr, Some(p)) => format!(" after {}", token_name(p)),
             _ => String::new(),
         };
         let mut msg = format!("expected {}{after}, found {found}", expect.as_str());
@@ -1132,6 +1132,16 @@ impl<'q> Parser<'q> {
     }
 }
 
+/// A token as an error message names it: quoted (`'limit'`), or for a string literal, which
+/// has its quotes, `the text 'a'` (not `''a''`).
+fn token_name(text: &str) -> String {
+    if text.starts_with('\'') {
+        format!("the text {text}")
+    } else {
+        format!("'{text}'")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1182,6 +1192,10 @@ mod tests {
             (
                 "select x limit 1.5",
                 "expected a whole number after 'limit', found '1.5'",
+            ),
+            (
+                "select x offset 'a'",
+                "expected a whole number after 'offset', found the text 'a'",
             ),
             (
                 "select x offset ten",
