@@ -166,7 +166,8 @@
 //!     `datetime(n, 's')` is accepted; unit names are lower case. A string of digits
 //!     (`'1700000000'`) is not a time (null). jiff's Temporal grammar is what text may be
 //!     beyond RFC 3339: `2026-11-21T10:00` (no seconds), `,` as the decimal mark,
-//!     `-00:00`; a bracketed zone annotation is ignored (the offset, or UTC, counts).
+//!     `-00:00`. A bracketed zone (`[Asia/Kolkata]`, RFC 9557) is the zone of a wall time
+//!     without an offset (an unknown one gives null); beside an offset it is ignored.
 //!   - Only comparisons read a string as a time: `'2026-11-21' + 1h` is null, as is a
 //!     timestamp compared with a number. `=`/`in` compare instants, so
 //!     `datetime(t) = '2026-11-21T11:00:00+01:00'` is true for `10:00:00Z`; `group by` and

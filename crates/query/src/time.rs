@@ -273,12 +273,19 @@ pub(crate) fn parse_text(s: &str) -> Option<i128> {
     parse_fixed(s.as_bytes()).or_else(|| parse_general(s, None))
 }
 
-/// [`parse_text`] through jiff; no offset means midnight / wall time in `zone` (UTC when
-/// `None`).
+/// [`parse_text`] through jiff; no offset means midnight / wall time in the bracketed zone
+/// the text names, else in `zone` (UTC when `None`).
 fn parse_general(s: &str, zone: Option<&TimeZone>) -> Option<i128> {
     let text = nanosecond_fraction(s);
     let pieces = Pieces::parse(text.as_ref()).ok()?;
     let dt = pieces.date().to_datetime(pieces.time().unwrap_or_default());
+    // A bracketed zone (`[Asia/Kolkata]`, RFC 9557) names the zone of a wall time that has
+    // no offset; beside an offset it only informs. One ndq does not know gives `None`.
+    let named = match pieces.time_zone_annotation() {
+        Some(a) if pieces.offset().is_none() => Some(a.to_time_zone().ok()?),
+        _ => None,
+    };
+    let zone = named.as_ref().or(zone);
     let ts = match (pieces.offset(), zone) {
         (Some(off), _) => {
             let off = off.to_numeric_offset();

@@ -75,6 +75,14 @@ q!(
     "2026-11-21T10:00:00.1234567Z|2026-11-21T10:00:00Z|7200|1800|2|1970-01-01T00:00:00Z|0"
 );
 q!(
+    datetime_reads_a_wall_time_in_its_bracketed_zone,
+    "select datetime('2026-11-21T10:00:00[Asia/Kolkata]'), datetime('2026-11-21[Asia/Kolkata]'), \
+     datetime('2026-11-21T10:00:00+01:00[Asia/Kolkata]'), datetime('2026-11-21T10:00:00[Nowhere/City]'), \
+     datetime('2026-11-21T10:00:00[+05:30]')",
+    [ONE],
+    "2026-11-21T04:30:00Z|2026-11-20T18:30:00Z|2026-11-21T09:00:00Z|null|2026-11-21T04:30:00Z"
+);
+q!(
     datetime_of_anything_else_is_null,
     "select datetime('yesterday'), datetime(true), datetime(null), datetime('1795255500'), \
      datetime(1, 'days'), datetime('2026-11-21', 'ms'), datetime(t), datetime('2026-02-30')",
