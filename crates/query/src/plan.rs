@@ -643,12 +643,7 @@ impl Planner<'_> {
     }
 
     /// A time function: `now()` is the plan's constant.
-    fn time_call(
-        &mut self,
-        tf: TimeFn,
-        args: &[Expr],
-        ctx: Ctx,
-    ) -> Result<Ex, QueryError> {
+    fn time_call(&mut self, tf: TimeFn, args: &[Expr], ctx: Ctx) -> Result<Ex, QueryError> {
         if tf == TimeFn::Now {
             return Ok(Ex::Const(Val::Time(self.now)));
         }

@@ -71,7 +71,9 @@ q!(
 q!(
     datetime_and_durations_take_numbers_held_as_floats,
     "select datetime(n), time(n, 1h), 1h * g, 1h / g, g * 1s, datetime(1e-30), 1h * 1e-30",
-    [r#"{"n":1795255200.1234567891234567891234567891234,"g":2.00000000000000000000000000000000000001}"#],
+    [
+        r#"{"n":1795255200.1234567891234567891234567891234,"g":2.00000000000000000000000000000000000001}"#
+    ],
     "2026-11-21T10:00:00.1234567Z|2026-11-21T10:00:00Z|7200|1800|2|1970-01-01T00:00:00Z|0"
 );
 q!(
@@ -438,7 +440,10 @@ fn since_reads_an_epoch_time_held_as_a_float() {
         ..opts(None)
     };
     let q = "select n";
-    assert_eq!(run_plan(&Plan::compile_with(q, &o).unwrap(), q, &lines), "1");
+    assert_eq!(
+        run_plan(&Plan::compile_with(q, &o).unwrap(), q, &lines),
+        "1"
+    );
 }
 
 // ---- differential: the engine against jiff, on generated times and conditions ----
