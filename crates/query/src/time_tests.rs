@@ -193,38 +193,32 @@ q!(
     ],
     "2026-11-21T09:59:00Z|1;2026-11-21T10:00:00Z|2;2026-11-21T10:01:00Z|1;null|1"
 );
-q!(
-    time_with_one_argument_needs_group_by,
-    "select time(5m), count(*) group by time(5m) order by count(*) desc",
-    [
+/// `time(5m)` is `time(@t, 5m)`: in `group by` either spelling matches the other.
+#[test]
+fn time_with_one_argument_is_time_of_the_time_field() {
+    let lines = [
         r#"{"@t":"2026-11-21T10:00:05Z"}"#,
         r#"{"@t":"2026-11-21T10:06:00Z"}"#,
-        r#"{"@t":"2026-11-21T10:09:00Z"}"#
-    ],
-    "2026-11-21T10:05:00Z|2;2026-11-21T10:00:00Z|1"
-);
-
-q!(
-    time_with_one_argument_groups_as_time_of_the_time_field,
-    "select time(@t, 5m) as a, count(*) group by time(5m)",
-    [
-        r#"{"@t":"2026-11-21T10:00:05Z"}"#,
-        r#"{"@t":"2026-11-21T10:06:00Z"}"#,
-        r#"{"@t":"2026-11-21T10:09:00Z"}"#
-    ],
-    "2026-11-21T10:00:00Z|1;2026-11-21T10:05:00Z|2"
-);
-q!(
-    time_of_the_time_field_groups_as_time_with_one_argument,
-    "select time(5m), strftime(time(1h), '%H') as h, count(*) \
-     group by time(@t, 5m), strftime(time(@t, 1h), '%H')",
-    [
-        r#"{"@t":"2026-11-21T10:00:05Z"}"#,
-        r#"{"@t":"2026-11-21T10:06:00Z"}"#,
-        r#"{"@t":"2026-11-21T10:09:00Z"}"#
-    ],
-    "2026-11-21T10:00:00Z|10|1;2026-11-21T10:05:00Z|10|2"
-);
+        r#"{"@t":"2026-11-21T10:09:00Z"}"#,
+    ];
+    for (query, expected) in [
+        (
+            "select time(5m), count(*) group by time(5m) order by count(*) desc",
+            "2026-11-21T10:05:00Z|2;2026-11-21T10:00:00Z|1",
+        ),
+        (
+            "select time(@t, 5m) as a, count(*) group by time(5m)",
+            "2026-11-21T10:00:00Z|1;2026-11-21T10:05:00Z|2",
+        ),
+        (
+            "select time(5m), strftime(time(1h), '%H') as h, count(*) \
+             group by time(@t, 5m), strftime(time(@t, 1h), '%H')",
+            "2026-11-21T10:00:00Z|10|1;2026-11-21T10:05:00Z|10|2",
+        ),
+    ] {
+        assert_eq!(run_tz(None, query, &lines), expected, "query: {query}");
+    }
+}
 
 #[test]
 fn time_with_one_argument_outside_group_by_is_an_error() {
