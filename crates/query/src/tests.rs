@@ -410,6 +410,15 @@ q!(
     "1|true|7|1|true"
 );
 q!(
+    a_float_past_every_decimal_compares_as_it_groups,
+    "select count_distinct(x), min(x) < max(x), count_if(x = 79228162514264337593543950335)",
+    [
+        r#"{"x":79228162514264337593543950336}"#,
+        r#"{"x":79228162514264337593543950335}"#
+    ],
+    "2|true|1"
+);
+q!(
     forty_digits_is_float,
     "select a * 1",
     [r#"{"a":1234567890123456789012345678901234567890}"#],

@@ -89,6 +89,8 @@ impl Num {
     pub fn cmp(self, other: Num) -> Ordering {
         match (self, other) {
             (Num::Dec(a), Num::Dec(b)) => a.cmp(&b),
+            (Num::Dec(d), Num::Float(f)) => dec_float(d, f),
+            (Num::Float(f), Num::Dec(d)) => dec_float(d, f).reverse(),
             (a, b) => a
                 .to_f64()
                 .partial_cmp(&b.to_f64())
@@ -121,6 +123,27 @@ impl Num {
                 (!f.is_nan()).then_some(Num::Float(f))
             }
         }
+    }
+}
+
+/// A decimal against a float, as grouping tells numbers apart: a float at or past 2^96 is past
+/// every decimal (the largest decimals convert to 2^96 itself as floats, and would compare
+/// equal to it), a float a decimal holds counts as that decimal, and anything else is compared
+/// in floating point.
+fn dec_float(d: Decimal, f: f64) -> Ordering {
+    const PAST_ANY_DECIMAL: f64 = 79_228_162_514_264_337_593_543_950_336.0;
+    if f >= PAST_ANY_DECIMAL {
+        return Ordering::Less;
+    }
+    if f <= -PAST_ANY_DECIMAL {
+        return Ordering::Greater;
+    }
+    match Num::Float(f).as_decimal() {
+        Some(e) => d.cmp(&e),
+        None => d
+            .to_f64()
+            .and_then(|x| x.partial_cmp(&f))
+            .unwrap_or(Ordering::Equal),
     }
 }
 
