@@ -41,8 +41,8 @@ pub(crate) struct Cx<'x> {
 /// Reused buffers for one worker, so that a line allocates nothing it does not keep.
 #[derive(Debug, Default)]
 pub(crate) struct Scratch {
-    fold_a: String,
-    fold_b: String,
+    /// `ilike`'s case-folded text.
+    fold: String,
     /// Encoded group keys / distinct values of the current line (used by `agg.rs`).
     pub key_buf: Vec<u8>,
     /// The size of the last group table this worker added to (see `Groups::presize`).
@@ -387,10 +387,9 @@ pub(crate) fn eval<'x, 'a: 'x, D: Doc<'a>>(
             let hit = match pattern {
                 Pattern::Fixed(like) => {
                     if *ci {
-                        let mut buf = std::mem::take(&mut s.fold_a);
-                        func::fold_into(text, &mut buf);
-                        let hit = like.matches(&buf);
-                        s.fold_a = buf;
+                        let mut buf = std::mem::take(&mut s.fold);
+                        let hit = like.matches_ci(text, &mut buf);
+                        s.fold = buf;
                         hit
                     } else {
                         like.matches(text)
@@ -402,12 +401,9 @@ pub(crate) fn eval<'x, 'a: 'x, D: Doc<'a>>(
                         return Val::Null;
                     };
                     if *ci {
-                        let (mut a, mut b) =
-                            (std::mem::take(&mut s.fold_a), std::mem::take(&mut s.fold_b));
-                        func::fold_into(text, &mut a);
-                        func::fold_into(pat, &mut b);
-                        let hit = Like::new(&b).matches(&a);
-                        (s.fold_a, s.fold_b) = (a, b);
+                        let mut buf = std::mem::take(&mut s.fold);
+                        let hit = Like::new_ci(pat).matches_ci(text, &mut buf);
+                        s.fold = buf;
                         hit
                     } else {
                         Like::new(pat).matches(text)

@@ -186,10 +186,34 @@ pub(crate) fn fold_into(s: &str, buf: &mut String) {
     }
 }
 
-/// A compiled `like` pattern.
+/// One character case-folded alone, as `ilike` compares a text with its pattern character
+/// by character: upper case then lower case where each gives one character (`É` and `é` to
+/// `é`, `ſ` to `s`), else lower case where that is one character, else the character itself
+/// (`ß`, whose upper case is `SS`, stays `ß`).
+pub(crate) fn fold_char(c: char) -> char {
+    if c.is_ascii() {
+        return c.to_ascii_lowercase();
+    }
+    one_char(c.to_uppercase())
+        .and_then(|u| one_char(u.to_lowercase()))
+        .or_else(|| one_char(c.to_lowercase()))
+        .unwrap_or(c)
+}
+
+/// The one character of `it`, if it has exactly one.
+fn one_char(mut it: impl Iterator<Item = char>) -> Option<char> {
+    let first = it.next()?;
+    it.next().is_none().then_some(first)
+}
+
+/// A compiled `like` pattern; for `ilike` ([`Like::new_ci`]), of the case-folded pattern,
+/// with the pattern's characters each folded alone beside it.
 #[derive(Debug)]
 pub(crate) struct Like {
     kind: LikeKind,
+    /// `ilike`'s pattern, character by character ([`fold_char`]), and whether it is ASCII;
+    /// `None` for `like`.
+    chars: Option<(Box<[LikeTok]>, bool)>,
 }
 
 #[derive(Debug)]
@@ -241,7 +265,41 @@ impl Like {
                     .collect(),
             )
         };
-        Like { kind }
+        Like { kind, chars: None }
+    }
+
+    /// The pattern of `ilike`: a string matches it when it matches after both are
+    /// case-folded ([`fold_into`]: `'Straße' ilike 'STRASSE'`), or character by character,
+    /// each character folded alone (`'Straße' ilike 'Stra_e'`, where the folded text has
+    /// one character more). So whatever `like` matches, `ilike` matches too.
+    pub fn new_ci(pattern: &str) -> Like {
+        let mut folded = String::new();
+        fold_into(pattern, &mut folded);
+        let mut like = Like::new(&folded);
+        let chars = pattern
+            .chars()
+            .map(|c| match c {
+                '%' => LikeTok::Any,
+                '_' => LikeTok::One,
+                c => LikeTok::Char(fold_char(c)),
+            })
+            .collect();
+        like.chars = Some((chars, pattern.is_ascii()));
+        like
+    }
+
+    /// [`Like::matches`] for a pattern of [`Like::new_ci`]: `buf` is for the folded text.
+    pub fn matches_ci(&self, s: &str, buf: &mut String) -> bool {
+        fold_into(s, buf);
+        if self.matches(buf) {
+            return true;
+        }
+        match &self.chars {
+            // ASCII on both sides: each character folds to one, so the two ways are one.
+            Some((_, true)) if s.is_ascii() => false,
+            Some((chars, _)) => glob_by(chars, s, fold_char),
+            None => false,
+        }
     }
 
     pub fn matches(&self, s: &str) -> bool {
@@ -259,19 +317,27 @@ impl Like {
 /// remember where it was and try matching it to nothing; on a mismatch let the last `%` take
 /// one more character and retry from there. Linear in practice, O(n·m) at worst.
 fn glob(pat: &[LikeTok], s: &str) -> bool {
+    glob_by(pat, s, |c| c)
+}
+
+/// [`glob`] with each character of `s` mapped by `map` before it is compared (the pattern's
+/// are mapped already).
+#[inline]
+fn glob_by(pat: &[LikeTok], s: &str, map: impl Fn(char) -> char) -> bool {
     let (mut p, mut t) = (0, 0);
     let mut star: Option<(usize, usize)> = None;
     while t < s.len() {
-        let c = s[t..].chars().next().unwrap_or('\0');
+        let raw = s[t..].chars().next().unwrap_or('\0');
+        let c = map(raw);
         match pat.get(p) {
             Some(LikeTok::One) => {
                 p += 1;
-                t += c.len_utf8();
+                t += raw.len_utf8();
                 continue;
             }
             Some(LikeTok::Char(x)) if *x == c => {
                 p += 1;
-                t += c.len_utf8();
+                t += raw.len_utf8();
                 continue;
             }
             Some(LikeTok::Any) => {
@@ -467,6 +533,33 @@ mod tests {
         assert_eq!(suggest("sume"), Some("sum"));
         assert_eq!(suggest("cont"), Some("count"));
         assert_eq!(suggest("xyzzy"), None);
+    }
+
+    proptest::proptest! {
+        /// Whatever `like` matches, `ilike` matches: on texts of ASCII and of characters whose
+        /// case folding changes their count (`ß`, `İ`, `ﬁ`), patterns cut from the text.
+        #[test]
+        fn ilike_matches_whatever_like_matches(
+            text in proptest::collection::vec(proptest::sample::select(vec!['a', 'B', 'ß', 'ẞ', 'İ', 'ﬁ', 'É', 'é', 'ſ', 'S']), 0..8),
+            wild in proptest::collection::vec(0u8..4, 0..8),
+        ) {
+            let text: String = text.into_iter().collect();
+            let pattern: String = text
+                .chars()
+                .zip(wild.iter().chain(std::iter::repeat(&0)))
+                .map(|(c, w)| match w {
+                    1 => '_',
+                    2 => '%',
+                    _ => c,
+                })
+                .collect();
+            let mut buf = String::new();
+            if Like::new(&pattern).matches(&text) {
+                proptest::prop_assert!(Like::new_ci(&pattern).matches_ci(&text, &mut buf), "{text} {pattern}");
+            }
+            let upper = text.to_uppercase();
+            proptest::prop_assert!(Like::new_ci(&text).matches_ci(&upper, &mut buf), "{text} {upper}");
+        }
     }
 
     #[test]

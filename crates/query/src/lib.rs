@@ -121,10 +121,11 @@
 //!   parentheses, `not`, unary `-`, calls, and each link of a `+ - * / %` chain. Chains of
 //!   `and`/`or` become balanced trees (both are associative), so thousands of alternatives
 //!   are fine.
-//! - **`ilike`** compares the case-folded texts (upper-case then lower-case, so `ß`, `SS` and
-//!   `ss` match, then `ß` as `ss`, so the capital `ẞ` matches them too); `_` matches one
-//!   character of the folded text, so `'ß' ilike '__'` is true and `'ß' ilike '_'` false
-//!   (`like` is not folded: `'ß' like '_'` is true).
+//! - **`ilike`** matches when the case-folded texts match (upper-case then lower-case, so
+//!   `ß`, `SS` and `ss` match, then `ß` as `ss`, so the capital `ẞ` matches them too), or
+//!   when the texts match character by character, each character folded alone: whatever
+//!   `like` matches, `ilike` matches, and `'ß' ilike '_'` and `'ß' ilike '__'` are both
+//!   true.
 //! - **`||`** binds as in PostgreSQL: tighter than comparisons, `like` and `in`, looser than
 //!   `+ -` (`'a' || 1 + 2` is `'a3'`; `x || 'b' = 'ab'` compares the concatenation; `s like
 //!   p || '%'` takes the concatenation as the pattern). Left-associative.

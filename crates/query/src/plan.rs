@@ -267,11 +267,7 @@ impl<'q> Planner<'q> {
             } => {
                 let ex = bx(self, expr)?;
                 let pattern = match &pattern.kind {
-                    ExprKind::Str(p) if *ci => {
-                        let mut folded = String::new();
-                        func::fold_into(p, &mut folded);
-                        Pattern::Fixed(Like::new(&folded))
-                    }
+                    ExprKind::Str(p) if *ci => Pattern::Fixed(Like::new_ci(p)),
                     ExprKind::Str(p) => Pattern::Fixed(Like::new(p)),
                     _ => Pattern::Dynamic(bx(self, pattern)?),
                 };

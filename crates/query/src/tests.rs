@@ -664,6 +664,13 @@ q!(
     "true|true"
 );
 q!(
+    ilike_matches_whatever_like_matches,
+    "select a ilike 'Stra_e', a ilike p, 'ß' ilike '_', 'ß' ilike '__', 'İstanbul' ilike '_stanbul', \
+     'verboſe' ilike 'VERBOSE', 'ﬁ' ilike 'f_', a ilike 'Stra_', a ilike 'STRASSE'",
+    [r#"{"a":"Straße","p":"%ß%"}"#],
+    "true|true|true|true|true|true|true|false|true"
+);
+q!(
     like_non_string_is_null,
     "select a like '1%', b like 'x'",
     [r#"{"a":10}"#],
