@@ -58,6 +58,9 @@ pub(crate) struct Node {
     /// The line (number in the chunk) last seen in, and the types seen in it.
     stamp: u64,
     mask: u8,
+    /// The object (number in the chunk) whose member it last was: a key repeated in one
+    /// object counts once, the first (as lookups see it), also in an array's elements.
+    object: u64,
 }
 
 /// The statistics of a part of the input (or of all of it): every path seen, as a tree
@@ -71,6 +74,8 @@ pub struct Paths {
     /// The line templates this part used, with their counts not yet added to the nodes
     /// (see `template.rs`; added by [`Paths::flush`]).
     pub(crate) used: Used,
+    /// Objects walked (the stamp of [`Node::object`]).
+    objects: u64,
 }
 
 impl Default for Paths {
@@ -79,6 +84,7 @@ impl Default for Paths {
             nodes: vec![Node::default()],
             lines: 0,
             used: Used::default(),
+            objects: 0,
         }
     }
 }
@@ -96,12 +102,22 @@ impl Paths {
     }
 
     fn object(&mut self, node: u32, obj: Object<'_>) {
+        self.objects += 1;
+        let this = self.objects;
         obj.for_each(|key, value| {
             let child = if key.has_escapes() {
                 self.key_child(node, &key.unescaped())
             } else {
                 self.key_child(node, key.raw())
             };
+            // A key repeated in this object: the first one counts.
+            let Some(n) = self.nodes.get_mut(child as usize) else {
+                return;
+            };
+            if n.object == this {
+                return;
+            }
+            n.object = this;
             self.visit(child, value);
         });
     }
@@ -376,6 +392,27 @@ mod tests {
             ]
         );
         assert!(is_identifier("@t") && is_identifier("$type") && is_identifier("_id"));
+    }
+
+    #[test]
+    fn a_key_repeated_in_an_array_element_counts_once() {
+        let p = walk(&[
+            r#"{"l":[{"k":1,"k":{"q":1}},{"k":2}]}"#,
+            r#"{"l":[{"k":3,"k":4}],"m":{"k":5,"k":6}}"#,
+        ]);
+        let t = table(&p);
+        let names: Vec<&str> = t.iter().map(|r| r.0.as_str()).collect();
+        // The second `k` of an element is not read: no `l[].k.q`, no object type.
+        assert_eq!(names, ["l", "l[]", "l[].k", "m", "m.k"]);
+        let get = |name: &str| t.iter().find(|r| r.0 == name).unwrap().clone();
+        assert_eq!(get("l[].k"), ("l[].k".into(), 2, [0, 0, 2, 0, 0, 0]));
+        let stats = p.finish();
+        let distinct = |name: &str| {
+            let s = stats.iter().find(|s| s.path == name).unwrap();
+            s.distinct.map(|d| d.count)
+        };
+        // 1, 2 and 3 (not 4), and 5 (not 6).
+        assert_eq!((distinct("l[].k"), distinct("m.k")), (Some(3), Some(1)));
     }
 
     #[test]

@@ -94,6 +94,10 @@ pub struct Templates {
     touched: Vec<u64>,
     /// Records made so far (the stamp of `seen` and `touched`).
     records: u64,
+    /// Per registry node: the object it was last a member of; and objects walked so far
+    /// (a key repeated in one object counts once, the first, as in `Paths::object`).
+    member_of: Vec<u64>,
+    objects: u64,
     list: Vec<Template>,
     /// Tokens in all of `list`.
     kept: usize,
@@ -148,6 +152,8 @@ impl Templates {
             seen: Vec::new(),
             touched: Vec::new(),
             records: 0,
+            member_of: Vec::new(),
+            objects: 0,
             list: Vec::new(),
             kept: 0,
             index: HashMap::default(),
@@ -335,6 +341,8 @@ impl Templates {
         rec: &mut Record,
     ) {
         let end = tokens.get(at).map_or(at, |t| t.next as usize);
+        self.objects += 1;
+        let this = self.objects;
         let mut i = at + 1;
         while i < end {
             let (Some(k), Some(v)) = (tokens.get(i), tokens.get(i + 1)) else {
@@ -349,8 +357,18 @@ impl Templates {
                 Cow::Borrowed(raw)
             };
             let child = self.registry.key_child(node, &key);
-            self.touch(child, rec);
-            self.walk_value(child, i + 1, tokens, text, rec);
+            let c = child as usize;
+            if self.member_of.len() <= c {
+                self.member_of.resize(c + 1, 0);
+            }
+            // A key repeated in this object: the first one counts.
+            if self.member_of.get(c) != Some(&this) {
+                if let Some(m) = self.member_of.get_mut(c) {
+                    *m = this;
+                }
+                self.touch(child, rec);
+                self.walk_value(child, i + 1, tokens, text, rec);
+            }
             i = (v.next as usize).max(i + 2);
         }
     }
