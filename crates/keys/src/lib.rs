@@ -22,8 +22,9 @@
 //!   have it (for each type, once per line with an element of that type);
 //! - distinct values are the scalar values that are not null (strings compared after
 //!   unescaping, numbers as written: `1.0` and `1` are two values), counted exactly up to
-//!   [`EXACT_LIMIT`] and estimated past it (HyperLogLog, standard error about 1.6%); the
-//!   example is the first of them, as its JSON text.
+//!   [`EXACT_LIMIT`] and estimated past it (HyperLogLog, standard error about 1.6%, the
+//!   estimate kept above the limit and, for a path not under an array, at most its lines
+//!   with a value); the example is the first of them, as its JSON text.
 //!
 //! Most lines take a fast walk: a line whose structure (its tokens' kinds and nesting and its
 //! keys) was seen before adds what the first line of that structure added, recorded once,

@@ -229,7 +229,16 @@ impl Paths {
             .into_iter()
             .map(|id| {
                 let n = &self.nodes[id as usize];
-                let (count, exact) = n.distinct.count();
+                let (mut count, exact) = n.distinct.count();
+                if !exact {
+                    // What is known for sure bounds the estimate: more values than the exact
+                    // limit were seen, and a path not under an array has at most one value a
+                    // line (the lines where it is a boolean, a number or a string).
+                    count = count.max(distinct::EXACT_LIMIT as u64 + 1);
+                    if !n.in_array {
+                        count = count.min(n.types[1] + n.types[2] + n.types[3]);
+                    }
+                }
                 PathStats {
                     path: self.name(id),
                     steps: self.steps(id).into_iter().cloned().collect(),
@@ -392,6 +401,24 @@ mod tests {
             ]
         );
         assert!(is_identifier("@t") && is_identifier("$type") && is_identifier("_id"));
+    }
+
+    #[test]
+    fn an_estimate_stays_within_what_is_known() {
+        // Just past the exact limit (where the sketch alone says about 9,940 for 10,001 of these
+        // values, and past 10,050 for 10,050 of them): more than the limit, at most one value
+        // a line.
+        for n in [crate::EXACT_LIMIT + 1, crate::EXACT_LIMIT + 50, 10_300] {
+            let lines: Vec<String> = (1..=n).map(|i| format!(r#"{{"id":"u{i}"}}"#)).collect();
+            let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+            let stats = walk(&lines).finish();
+            let d = stats[0].distinct.unwrap();
+            assert!(!d.exact);
+            assert!(
+                d.count > crate::EXACT_LIMIT as u64 && d.count <= n as u64,
+                "{n}: {d:?}"
+            );
+        }
     }
 
     #[test]
