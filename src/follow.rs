@@ -370,7 +370,7 @@ impl Tail {
             }
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
                 let what = if current.is_some() {
-                    "removed; waiting for it to be created again"
+                    "renamed or removed; waiting for a file by that name"
                 } else {
                     "does not exist yet; waiting for it"
                 };
