@@ -53,8 +53,17 @@ fn run(mut args: cli::Args) -> Result<(), Failure> {
     }
     let config = config::Config::new(args, &config::Env::probe()).map_err(Failure::usage)?;
     messages::set_color(config.color_stderr);
-    let plan = ndq_query::Plan::compile_with(&config.query, &config.time)
-        .map_err(|e| Failure::usage(e.to_string()))?;
+    let plan = ndq_query::Plan::compile_with(&config.query, &config.time).map_err(|e| {
+        let mut message = e.to_string();
+        // `ndq --color never keys app.log`: a command after an option is read as the query.
+        let word = config.query.trim();
+        if ["keys", "bench", "completions", "man"].contains(&word) {
+            message.push_str(&format!(
+                "\n'{word}' is a command, not a query: write it first, before any option (ndq {word} ...)"
+            ));
+        }
+        Failure::usage(message)
+    })?;
     if config.format == output::Format::Chart {
         output::chart::check(&plan).map_err(Failure::usage)?;
     }

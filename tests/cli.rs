@@ -1239,6 +1239,16 @@ fn having_without_aggregation_is_a_query_error_pointing_at_having() {
     );
 }
 
+#[test]
+fn a_command_written_after_an_option_is_pointed_out() {
+    let out = ndq(&["--color", "never", "keys", "-"]).stdin("{}\n").run();
+    out.status(2);
+    out.stdout_is("");
+    out.stderr_has(
+        "'keys' is a command, not a query: write it first, before any option (ndq keys ...)",
+    );
+}
+
 /// Lines with times in several spellings, for the time flags (`NDQ_NOW` pins `now`).
 const TIMED: &str = "{\"@t\":\"2026-11-21T09:00:00Z\",\"n\":1}\n\
 {\"@t\":\"2026-11-21T10:30:00+01:00\",\"n\":2}\n\
