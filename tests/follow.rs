@@ -326,7 +326,7 @@ fn follow_waits_out_a_deleted_file_and_a_directory_in_its_place() {
     wait_for(
         "the removal",
         || text(&err),
-        |e| e.contains("app.log: removed"),
+        |e| e.contains("app.log: renamed or removed"),
     );
     std::fs::create_dir(&log).unwrap();
     wait_for(
