@@ -1099,6 +1099,16 @@ impl<'q> Parser<'q> {
                             Err(_) => return self.fail(Expect::IndexOrKey),
                         }
                     }
+                    // `a[]` is how `ndq keys` names an array's elements: say what reaches them.
+                    Tok::RBracket => {
+                        let p = &self.q[start..open.start];
+                        let msg = format!(
+                            "'{p}[]' (as ndq keys writes an array's elements) is not a path: \
+                             write {p}[?] for some element or {p}[*] for every element in a \
+                             condition (as in {p}[?] is not null), or {p}[0] for the first"
+                        );
+                        return Err(QueryError::new(self.q, open.start, t.end, msg));
+                    }
                     _ => return self.fail(Expect::IndexOrKey),
                 }
                 self.bump();
@@ -1148,6 +1158,24 @@ mod tests {
 
     fn err(q: &str) -> String {
         parse(q).unwrap_err().message().to_owned()
+    }
+
+    /// `a[]`, as `ndq keys` lists an array's elements, is pointed to the forms that reach them.
+    #[test]
+    fn empty_brackets_name_the_paths_that_reach_array_elements() {
+        let e = parse("select count(Properties.Cart[].Qty)").unwrap_err();
+        assert_eq!(
+            e.message(),
+            "'Properties.Cart[]' (as ndq keys writes an array's elements) is not a path: write \
+             Properties.Cart[?] for some element or Properties.Cart[*] for every element in a \
+             condition (as in Properties.Cart[?] is not null), or Properties.Cart[0] for the \
+             first"
+        );
+        assert!(
+            e.to_string().contains("                            ^^"),
+            "{e}"
+        );
+        assert!(parse("select count(*) where Properties.Cart[?].Qty is not null").is_ok());
     }
 
     /// Each `Expect` variant, triggered by the query named in its doc comment.
