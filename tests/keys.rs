@@ -394,6 +394,13 @@ fn man_page_is_roff_that_man_reads() {
         page.contains("keys") && page.contains("completions"),
         "{run}"
     );
+    // One page: each command's options are in it, and no other page is pointed to.
+    assert!(page.contains("\\-\\-limit\\-lines"), "{run}");
+    assert!(
+        !page.contains("ndq-keys(1)") && !page.contains("ndq\\-keys(1)"),
+        "{run}"
+    );
+    assert_eq!(page.matches(".ds Aq").count(), 2, "{run}");
     let f = Fixture::new();
     let path = f.write("ndq.1", page);
     let has_man = std::process::Command::new("man")
@@ -414,6 +421,10 @@ fn man_page_is_roff_that_man_reads() {
             String::from_utf8_lossy(&out.stderr)
         );
         assert!(text.contains("NAME") && text.contains("keys"), "{text}");
+        assert!(
+            text.contains("COMMANDS") && text.contains("--limit-lines"),
+            "{text}"
+        );
     }
 }
 
