@@ -10,11 +10,32 @@ use crate::exit::Failure;
 
 /// The completion script for `shell`.
 pub fn completions(shell: clap_complete::Shell, out: &mut dyn Write) -> Result<(), Failure> {
-    let mut cmd = Args::command();
+    let mut cmd = visible(&Args::command());
     let mut buf = Vec::new();
     clap_complete::generate(shell, &mut cmd, "ndq", &mut buf);
     out.write_all(&buf).map_err(anyhow::Error::from)?;
     Ok(())
+}
+
+/// `cmd` without its hidden flags (for tests and measurements) and hidden commands:
+/// clap_complete would offer them, as it offers every argument.
+fn visible(cmd: &clap::Command) -> clap::Command {
+    let mut out = clap::Command::new(cmd.get_name().to_owned())
+        .args(cmd.get_arguments().filter(|a| !a.is_hide_set()).cloned())
+        .subcommands(
+            cmd.get_subcommands()
+                .filter(|s| !s.is_hide_set())
+                .map(visible),
+        )
+        .args_conflicts_with_subcommands(cmd.is_args_conflicts_with_subcommands_set())
+        .subcommand_negates_reqs(cmd.is_subcommand_negates_reqs_set());
+    if let Some(about) = cmd.get_about() {
+        out = out.about(about.clone());
+    }
+    if let Some(version) = cmd.get_version() {
+        out = out.version(version.to_owned());
+    }
+    out
 }
 
 /// The manual page, in roff: one page, `ndq(1)`, with each command's synopsis, description

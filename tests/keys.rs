@@ -362,6 +362,10 @@ fn completions_for_each_shell() {
             out.contains("keys") && out.contains("limit-lines"),
             "{shell}{run}"
         );
+        // The flags `--help` hides (for tests and measurements) are not offered.
+        for hidden in ["scanner", "engine", "no-prefilter", "chunk-size", "walk"] {
+            assert!(!out.contains(hidden), "{shell} offers {hidden}{run}");
+        }
     }
     let run = ndq(&["completions", "tcsh"]).run();
     run.status(2);
