@@ -203,3 +203,38 @@ fn the_warning_label_is_coloured_with_color_always() {
     );
     assert_eq!(strip(colored.stderr()), plain.stderr());
 }
+
+/// `ndq keys` follows the rules of query results: its table coloured on a terminal, not in a
+/// pipe nor with `NO_COLOR` or `--color never`; `--color always` colours and changes nothing
+/// else.
+#[test]
+fn keys_are_coloured_as_query_results_are() {
+    let f = Fixture::new();
+    for format in ["table", "json"] {
+        let plain = ndq(&["keys", "-o", format]).path(&sample()).run_ok();
+        assert!(!plain.stdout().contains(ESC), "{plain}");
+        let colored = ndq(&["keys", "--color", "always", "-o", format])
+            .path(&sample())
+            .env("NO_COLOR", "1")
+            .run_ok();
+        assert!(colored.stdout().contains("\x1b[0m"), "no colour{colored}");
+        assert_eq!(strip(colored.stdout()), plain.stdout(), "{colored}");
+    }
+    let plain = ndq(&["keys", "-o", "table"]).path(&sample()).run_ok();
+    let Some((drawn, _)) = on_a_terminal(&f, "keys", &[]) else {
+        return;
+    };
+    assert!(
+        drawn.contains("\x1b[1mpath\x1b[0m"),
+        "bold header: {drawn:?}"
+    );
+    assert_eq!(strip(&drawn).replace("\r\n", "\n"), plain.stdout());
+    for (args, env) in [
+        ("keys --color never", [("NDQ_UNUSED", "")]),
+        ("keys", [("NO_COLOR", "1")]),
+    ] {
+        let (drawn, _) = on_a_terminal(&f, args, &env).expect("script ran above");
+        assert!(!drawn.contains(ESC), "{args} {env:?}: {drawn:?}");
+        assert_eq!(drawn.replace("\r\n", "\n"), plain.stdout());
+    }
+}

@@ -17,8 +17,8 @@ use std::path::PathBuf;
 use ndq_keys::{Collector, PathStats, Paths};
 use ndq_query::Value;
 
-use crate::cli::ScannerArg;
-use crate::config::{Env, scanner};
+use crate::cli::{ColorChoice, ScannerArg};
+use crate::config::{self, Env, scanner};
 use crate::driver::chunk::{ChunkOut, LineStep};
 use crate::driver::{self, Inputs, Mode, QueryFacts, RunOptions, Stats};
 use crate::exit::Failure;
@@ -60,6 +60,12 @@ pub struct KeysArgs {
     /// Never show the progress bar.
     #[arg(long)]
     pub no_progress: bool,
+
+    /// When to colour the output (the table's header, numbers and nulls; json rows) and the
+    /// progress bar: auto (on a terminal, unless NO_COLOR is set or TERM is dumb), always or
+    /// never.
+    #[arg(long, value_enum, value_name = "WHEN", default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
 
     /// Pin the JSON scanner (for tests and benchmarks).
     #[arg(long, value_enum, value_name = "SCANNER", hide = true)]
@@ -104,11 +110,15 @@ pub fn main(args: KeysArgs, env: &Env, out: &mut dyn Write) -> Result<(), Failur
     }
     .map_err(Failure::usage)?;
     let smart = env.term.as_deref().is_some_and(|t| t != "dumb");
+    let color_stdout = config::color(args.color, env.stdout_tty, env);
+    let color_stderr = config::color(args.color, env.stderr_tty, env);
+    messages::set_color(color_stderr);
     let opts = RunOptions {
         threads: args.threads.map_or(env.cores.max(1), |n| n as usize),
         scanner,
         strict: args.strict,
         progress: env.stderr_tty && smart && !args.no_progress,
+        color: color_stderr,
         chunk_size: args.chunk_size,
         ..RunOptions::default()
     };
@@ -116,7 +126,7 @@ pub fn main(args: KeysArgs, env: &Env, out: &mut dyn Write) -> Result<(), Failur
     let (paths, stats) = run(&opts, &inputs, args.limit_lines, args.walk)?;
     let lines = paths.lines();
     let mut buf = Vec::new();
-    write(lines, &paths.finish(), format, &mut buf);
+    write(lines, &paths.finish(), format, color_stdout, &mut buf);
     out.write_all(&buf).map_err(anyhow::Error::from)?;
     out.flush().map_err(anyhow::Error::from)?;
     if let Some(first) = &stats.first_bad {
@@ -206,13 +216,13 @@ impl LineStep for KeysStep {
 /// Characters of an example shown in a table before it is cut with `…`.
 const EXAMPLE_WIDTH: usize = 40;
 
-/// Write the paths in `format`.
+/// Write the paths in `format`, coloured as query results are when `color`.
 ///
 /// json: `{"path","types":{"string":294},"lines","share","distinct","distinct_exact",
 /// "example"}` per path, `example` as JSON; csv, tsv, raw: the same fields, `types` as
 /// `string 294, null 3`; table: `share` as a percentage, `distinct` as `812` or `~12.3K`, the
 /// example cut at 40 characters.
-pub fn write(lines: u64, paths: &[PathStats], format: Format, out: &mut Vec<u8>) {
+pub fn write(lines: u64, paths: &[PathStats], format: Format, color: bool, out: &mut Vec<u8>) {
     let table = format == Format::Table;
     let names: &[&str] = if table {
         &["path", "types", "lines", "share", "distinct", "example"]
@@ -277,7 +287,9 @@ pub fn write(lines: u64, paths: &[PathStats], format: Format, out: &mut Vec<u8>)
             row
         })
         .collect();
-    output::RowWriter::new(format, &columns).write_all(&rows, out);
+    output::RowWriter::new(format, &columns)
+        .with_color(color)
+        .write_all(&rows, out);
 }
 
 /// An example for a table: unescaped, cut at [`EXAMPLE_WIDTH`] characters.
