@@ -449,7 +449,8 @@ impl<'q> Parser<'q> {
             offset: None,
             distinct: None,
         };
-        if self.eat_kw("select") {
+        let had_select = self.eat_kw("select");
+        if had_select {
             if self.is_kw("distinct") {
                 let t = self.bump();
                 query.distinct = Some(Span {
@@ -552,9 +553,56 @@ impl<'q> Parser<'q> {
             expect = Expect::End;
         }
         if self.peek().tok != Tok::Eof {
+            self.misplaced_clause(&query, had_select)?;
             return self.fail(expect);
         }
         Ok(query)
+    }
+
+    /// A clause's word where the query should end or continue: out of order (`offset 5
+    /// limit 2`) or given twice (`where a where b`), said as such.
+    fn misplaced_clause(&self, query: &Query, had_select: bool) -> Result<(), QueryError> {
+        const ORDER: [&str; 8] = [
+            "select", "from", "where", "group by", "having", "order by", "limit", "offset",
+        ];
+        let t = self.peek();
+        let word = self.text(t).to_ascii_lowercase();
+        let Some(rank) = ORDER
+            .iter()
+            .position(|c| c.split(' ').next() == Some(word.as_str()))
+        else {
+            return Ok(());
+        };
+        let present = [
+            had_select,
+            query.from.is_some(),
+            query.filter.is_some(),
+            !query.group_by.is_empty(),
+            query.having.is_some(),
+            !query.order_by.is_empty(),
+            query.limit.is_some(),
+            query.offset.is_some(),
+        ];
+        let clause = ORDER[rank];
+        let msg = if present[rank] {
+            match clause {
+                "where" => "a query has one where clause: join its conditions with and".to_owned(),
+                "having" => {
+                    "a query has one having clause: join its conditions with and".to_owned()
+                }
+                _ => format!("a query has one {clause} clause"),
+            }
+        } else {
+            let Some(later) = (rank + 1..ORDER.len()).find(|&i| present[i]) else {
+                return Ok(());
+            };
+            format!(
+                "{clause} comes before {} (the clauses go in the order {})",
+                ORDER[later],
+                ORDER.join(", ")
+            )
+        };
+        Err(QueryError::new(self.q, t.start, t.end, msg))
     }
 
     /// The whole number after `limit` or `offset` (the word `clause`).
@@ -1178,6 +1226,58 @@ mod tests {
         assert!(parse("select count(*) where Properties.Cart[?].Qty is not null").is_ok());
     }
 
+    /// A clause out of order or given twice is named as such, caret on its word.
+    #[test]
+    fn misplaced_clauses_are_named() {
+        const ORDER: &str = "(the clauses go in the order select, from, where, group by, having, \
+                             order by, limit, offset)";
+        for (q, want) in [
+            (
+                "select x offset 1 limit 2",
+                format!("limit comes before offset {ORDER}"),
+            ),
+            (
+                "select x limit 1 where x > 1",
+                format!("where comes before limit {ORDER}"),
+            ),
+            (
+                "where x > 1 select x",
+                format!("select comes before where {ORDER}"),
+            ),
+            (
+                "select count(*) order by 1 group by x",
+                format!("group by comes before order by {ORDER}"),
+            ),
+            (
+                "select x where a = 1 where b = 2",
+                "a query has one where clause: join its conditions with and".to_owned(),
+            ),
+            (
+                "select x limit 1 limit 2",
+                "a query has one limit clause".to_owned(),
+            ),
+            (
+                "select x from stream from stream",
+                "a query has one from clause".to_owned(),
+            ),
+        ] {
+            let e = parse(q).unwrap_err();
+            assert_eq!(e.message(), want, "{q}");
+            // The caret is under the last clause word, the misplaced one.
+            let word = &q[e.span()];
+            assert_eq!(e.span().start, q.rfind(word).unwrap(), "{q}");
+            assert!(
+                want.starts_with(word) || want.contains(&format!(" {word} ")),
+                "{q}"
+            );
+        }
+        // Not a clause word: the plain message.
+        assert_eq!(
+            err("select x limit 1 y"),
+            "expected 'offset' or the end of the query, found 'y'"
+        );
+    }
+
     /// Each `Expect` variant, triggered by the query named in its doc comment.
     #[test]
     fn every_expect_variant_message() {
@@ -1235,11 +1335,13 @@ mod tests {
             ),
             (
                 "select g group by g where g = 1",
-                "expected ',' or the next clause (having, order by, limit, offset), found 'where'",
+                "where comes before group by (the clauses go in the order select, from, where, \
+                 group by, having, order by, limit, offset)",
             ),
             (
                 "select x order by x from stream",
-                "expected ',', 'limit' or 'offset', found 'from'",
+                "from comes before order by (the clauses go in the order select, from, where, \
+                 group by, having, order by, limit, offset)",
             ),
             (
                 "select x order by x asc desc",
@@ -1251,7 +1353,8 @@ mod tests {
             ),
             (
                 "select count(*) having count(*) > 1 where x",
-                "expected the next clause (order by, limit, offset) or the end of the query, found 'where'",
+                "where comes before having (the clauses go in the order select, from, where, \
+                 group by, having, order by, limit, offset)",
             ),
             (
                 "select x where a b",
@@ -1266,8 +1369,8 @@ mod tests {
                 "expected the end of the query, found '2'",
             ),
             (
-                "select x offset 1 limit 2",
-                "expected the end of the query, found 'limit'",
+                "select x offset 1 2",
+                "expected the end of the query, found '2'",
             ),
             (
                 "where x in 1",
