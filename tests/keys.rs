@@ -274,6 +274,36 @@ fn templates_walk_gives_the_plain_walks_output() {
     }
 }
 
+/// `-o chart` draws one bar per path, of the lines that have it: the numbers are the json
+/// output's `lines`, in its order.
+#[test]
+fn keys_chart_is_a_bar_of_lines_per_path() {
+    let input = sample();
+    let s = input.to_str().unwrap();
+    let want: Vec<(String, u64)> = keys_of(&[s])
+        .iter()
+        .map(|m| (m["path"].as_str().unwrap().to_owned(), num(m, "lines")))
+        .collect();
+    // Sized by COLUMNS and LINES (else the terminal, else 80x24): room for every path whole.
+    let run = ndq(&["keys", "-o", "chart"])
+        .path(&input)
+        .env("LINES", "100")
+        .env("COLUMNS", "200")
+        .run();
+    let drawn = run.ok();
+    let mut rows = drawn.lines();
+    let header: Vec<&str> = rows.next().unwrap().split_whitespace().collect();
+    assert_eq!(header, ["path", "lines"], "{run}");
+    let got: Vec<(String, u64)> = rows
+        .map(|r| {
+            let label = r.split_whitespace().next().unwrap().to_owned();
+            let n = r.split_whitespace().last().unwrap().parse().unwrap();
+            (label, n)
+        })
+        .collect();
+    assert_eq!(got, want, "{run}");
+}
+
 #[test]
 fn limit_lines_reads_the_start_of_the_input() {
     let f = Fixture::new();

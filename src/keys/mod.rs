@@ -23,7 +23,7 @@ use crate::driver::chunk::{ChunkOut, LineStep};
 use crate::driver::{self, Inputs, Mode, QueryFacts, RunOptions, Stats};
 use crate::exit::Failure;
 use crate::messages::{self, Rejection};
-use crate::output::{self, Format};
+use crate::output::{self, Format, chart};
 
 /// List the property paths of the input, with types, counts, distinct values and examples.
 ///
@@ -126,7 +126,16 @@ pub fn main(args: KeysArgs, env: &Env, out: &mut dyn Write) -> Result<(), Failur
     let (paths, stats) = run(&opts, &inputs, args.limit_lines, args.walk)?;
     let lines = paths.lines();
     let mut buf = Vec::new();
-    write(lines, &paths.finish(), format, color_stdout, &mut buf);
+    let look = Look {
+        color: color_stdout,
+        chart: chart::Size::choose(
+            env.columns.as_deref(),
+            env.lines.as_deref(),
+            env.terminal_size.filter(|_| env.stdout_tty),
+            false,
+        ),
+    };
+    write(lines, &paths.finish(), format, look, &mut buf);
     out.write_all(&buf).map_err(anyhow::Error::from)?;
     out.flush().map_err(anyhow::Error::from)?;
     if let Some(first) = &stats.first_bad {
@@ -213,16 +222,43 @@ impl LineStep for KeysStep {
     }
 }
 
+/// How the output looks where it can: coloured or not, and the size of a chart.
+#[derive(Clone, Copy, Debug)]
+pub struct Look {
+    /// Colour as query results are coloured.
+    pub color: bool,
+    /// The size of `-o chart`.
+    pub chart: chart::Size,
+}
+
 /// Characters of an example shown in a table before it is cut with `…`.
 const EXAMPLE_WIDTH: usize = 40;
 
-/// Write the paths in `format`, coloured as query results are when `color`.
+/// Write the paths in `format`, looking as `look` says.
 ///
 /// json: `{"path","types":{"string":294},"lines","share","distinct","distinct_exact",
 /// "example"}` per path, `example` as JSON; csv, tsv, raw: the same fields, `types` as
 /// `string 294, null 3`; table: `share` as a percentage, `distinct` as `812` or `~12.3K`, the
-/// example cut at 40 characters.
-pub fn write(lines: u64, paths: &[PathStats], format: Format, color: bool, out: &mut Vec<u8>) {
+/// example cut at 40 characters; chart: a bar of `lines` per path.
+pub fn write(lines: u64, paths: &[PathStats], format: Format, look: Look, out: &mut Vec<u8>) {
+    if format == Format::Chart {
+        // A picture of one measure: how many lines have each path.
+        let columns = ["path", "lines"].map(String::from);
+        let rows: Vec<Vec<Value<'static>>> = paths
+            .iter()
+            .map(|n| {
+                vec![
+                    Value::String(n.path.clone().into()),
+                    Value::RawNumber(n.lines.to_string().into()),
+                ]
+            })
+            .collect();
+        output::RowWriter::new(format, &columns)
+            .with_color(look.color)
+            .with_chart(chart::Spec::sized(look.chart))
+            .write_all(&rows, out);
+        return;
+    }
     let table = format == Format::Table;
     let names: &[&str] = if table {
         &["path", "types", "lines", "share", "distinct", "example"]
@@ -288,7 +324,7 @@ pub fn write(lines: u64, paths: &[PathStats], format: Format, color: bool, out: 
         })
         .collect();
     output::RowWriter::new(format, &columns)
-        .with_color(color)
+        .with_color(look.color)
         .write_all(&rows, out);
 }
 

@@ -125,10 +125,17 @@ impl Spec {
 impl Default for Spec {
     /// Rows of no plan (`ndq keys`): numeric columns are bars, the others labels; 80x24.
     fn default() -> Spec {
+        Spec::sized(Size::PIPE)
+    }
+}
+
+impl Spec {
+    /// Rows of no plan (`ndq keys`), drawn at `size`.
+    pub fn sized(size: Size) -> Spec {
         Spec {
             roles: Vec::new(),
             zone: Zone::utc(),
-            size: Size::PIPE,
+            size,
         }
     }
 }
