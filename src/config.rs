@@ -196,7 +196,7 @@ impl Config {
 
 /// `-o parquet` and `-o arrow` write binary data: never to a terminal, and not with
 /// `--follow` (a Parquet file is written whole, its footer last).
-fn binary_output(format: Format, follow: bool, env: &Env) -> Result<(), String> {
+pub fn binary_output(format: Format, follow: bool, env: &Env) -> Result<(), String> {
     let flag = format.flag();
     if env.stdout_tty {
         return Err(format!(

@@ -205,6 +205,47 @@ fn arrow_stream_holds_what_json_writes() {
     assert_same(&schema, &batches, &json_rows(ROWS, &sample()));
 }
 
+/// `ndq keys` in Parquet and Arrow: the fields of `ndq keys -o json`, typed (`types` as
+/// JSON text, the examples text as they are of mixed types).
+#[test]
+fn keys_are_written_as_parquet_and_arrow() {
+    let run = ndq(&["keys", "-o", "json"]).path(&sample()).run();
+    let rows: Vec<serde_json::Map<String, Json>> = run
+        .ok()
+        .lines()
+        .map(|l| match serde_json::from_str(l).unwrap() {
+            Json::Object(m) => m,
+            other => panic!("not an object: {other}"),
+        })
+        .collect();
+    for format in ["parquet", "arrow"] {
+        let run = ndq(&["keys", "-o", format]).path(&sample()).run();
+        run.status(0);
+        assert_eq!(run.stderr(), "", "{run}");
+        let (schema, batches) = if format == "parquet" {
+            read_parquet(&run.output.stdout)
+        } else {
+            read_arrow(&run.output.stdout)
+        };
+        let names: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "path",
+                "types",
+                "lines",
+                "share",
+                "distinct",
+                "distinct_exact",
+                "example"
+            ]
+        );
+        assert_eq!(types(&schema)[2], DataType::Int64);
+        assert_eq!(types(&schema)[6], DataType::Utf8);
+        assert_same(&schema, &batches, &rows);
+    }
+}
+
 #[test]
 fn aggregation_is_typed_on_all_its_rows() {
     let query = "select @l, count(*) as n, avg(Elapsed) as mean, max(Elapsed) as slowest, \
@@ -349,21 +390,23 @@ fn a_terminal_is_refused() {
         eprintln!("skipped: no script(1) to run ndq in a pseudo-terminal");
         return;
     }
-    let line = format!(
-        "'{}' -o parquet 'select @l' '{}'; echo \"exit=$?\"",
-        env!("CARGO_BIN_EXE_ndq"),
-        sample().display()
-    );
-    let out = Command::new("script")
-        .args(["-qefc", &line, "/dev/null"])
-        .env("TERM", "dumb")
-        .stdin(Stdio::null())
-        .output()
-        .expect("script runs");
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        text.contains("ndq: error: -o parquet writes binary data, not for a terminal"),
-        "{text}"
-    );
-    assert!(text.contains("exit=2"), "{text}");
+    for args in ["-o parquet 'select @l'", "keys -o parquet"] {
+        let line = format!(
+            "'{}' {args} '{}'; echo \"exit=$?\"",
+            env!("CARGO_BIN_EXE_ndq"),
+            sample().display()
+        );
+        let out = Command::new("script")
+            .args(["-qefc", &line, "/dev/null"])
+            .env("TERM", "dumb")
+            .stdin(Stdio::null())
+            .output()
+            .expect("script runs");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            text.contains("ndq: error: -o parquet writes binary data, not for a terminal"),
+            "{args}: {text}"
+        );
+        assert!(text.contains("exit=2"), "{args}: {text}");
+    }
 }

@@ -80,6 +80,23 @@ pub fn run(
     })
 }
 
+/// Rows in ndq-arrow's byte form, all at hand (so all decide the types), written to `out` as
+/// `format` (`Parquet` or `Arrow`): for `ndq keys`, whose rows come at the end.
+pub fn encode_all(
+    format: Format,
+    columns: &[String],
+    rows: &[u8],
+    out: &mut dyn Write,
+) -> anyhow::Result<()> {
+    let spool = Spool::default();
+    let batcher = Batcher::new(columns).with_sample(usize::MAX);
+    let mut encoding = Encoding::new(format, batcher, spool.clone());
+    encoding.write(rows)?;
+    encoding.finish()?;
+    spool.drain_into(out)?;
+    Ok(())
+}
+
 /// The driver's output: bytes go to the encoder thread, what it encoded to `out`.
 struct Sink<'s, 'o> {
     tx: Option<SyncSender<Vec<u8>>>,

@@ -103,6 +103,9 @@ pub fn main(args: KeysArgs, env: &Env, out: &mut dyn Write) -> Result<(), Failur
         None if env.stdout_tty => Format::Table,
         None => Format::Json,
     };
+    if format.binary() {
+        config::binary_output(format, false, env).map_err(Failure::usage)?;
+    }
     let scanner = match (args.scanner, env.scanner.as_deref()) {
         (Some(flag), _) => scanner(flag.name(), "--scanner"),
         (None, Some(name)) if !name.is_empty() => scanner(name, "NDQ_SCANNER"),
@@ -135,7 +138,7 @@ pub fn main(args: KeysArgs, env: &Env, out: &mut dyn Write) -> Result<(), Failur
             false,
         ),
     };
-    write(lines, &paths.finish(), format, look, &mut buf);
+    write(lines, &paths.finish(), format, look, &mut buf)?;
     out.write_all(&buf).map_err(anyhow::Error::from)?;
     out.flush().map_err(anyhow::Error::from)?;
     if let Some(first) = &stats.first_bad {
@@ -237,10 +240,17 @@ const EXAMPLE_WIDTH: usize = 40;
 /// Write the paths in `format`, looking as `look` says.
 ///
 /// json: `{"path","types":{"string":294},"lines","share","distinct","distinct_exact",
-/// "example"}` per path, `example` as JSON; csv, tsv, raw: the same fields, `types` as
+/// "example"}` per path, `example` as JSON (parquet, arrow: the same columns, `types` as
+/// JSON text); csv, tsv, raw: the same fields, `types` as
 /// `string 294, null 3`; table: `share` as a percentage, `distinct` as `812` or `~12.3K`, the
 /// example cut at 40 characters; chart: a bar of `lines` per path.
-pub fn write(lines: u64, paths: &[PathStats], format: Format, look: Look, out: &mut Vec<u8>) {
+pub fn write(
+    lines: u64,
+    paths: &[PathStats],
+    format: Format,
+    look: Look,
+    out: &mut Vec<u8>,
+) -> anyhow::Result<()> {
     if format == Format::Chart {
         // A picture of one measure: how many lines have each path.
         let columns = ["path", "lines"].map(String::from);
@@ -257,7 +267,7 @@ pub fn write(lines: u64, paths: &[PathStats], format: Format, look: Look, out: &
             .with_color(look.color)
             .with_chart(chart::Spec::sized(look.chart))
             .write_all(&rows, out);
-        return;
+        return Ok(());
     }
     let table = format == Format::Table;
     let names: &[&str] = if table {
@@ -279,7 +289,7 @@ pub fn write(lines: u64, paths: &[PathStats], format: Format, look: Look, out: &
         .iter()
         .map(|n| {
             let seen = || n.types_seen().map(|(t, c)| (c, t));
-            let types = if format == Format::Json {
+            let types = if format == Format::Json || format.binary() {
                 let fields: Vec<String> = seen().map(|(c, t)| format!("\"{t}\":{c}")).collect();
                 Value::RawJson(format!("{{{}}}", fields.join(",")).into())
             } else {
@@ -323,9 +333,17 @@ pub fn write(lines: u64, paths: &[PathStats], format: Format, look: Look, out: &
             row
         })
         .collect();
-    output::RowWriter::new(format, &columns)
-        .with_color(look.color)
-        .write_all(&rows, out);
+    let writer = output::RowWriter::new(format, &columns).with_color(look.color);
+    if !format.binary() {
+        writer.write_all(&rows, out);
+        return Ok(());
+    }
+    // Parquet and Arrow: the rows in ndq-arrow's byte form, then typed and encoded.
+    let mut encoded = Vec::new();
+    writer.write_all(&rows, &mut encoded);
+    #[cfg(feature = "arrow")]
+    crate::binary::encode_all(format, &columns, &encoded, out)?;
+    Ok(())
 }
 
 /// An example for a table: unescaped, cut at [`EXAMPLE_WIDTH`] characters.
