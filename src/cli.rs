@@ -202,6 +202,7 @@ pub enum ColorChoice {
 #[derive(Debug, clap::Subcommand)]
 pub enum Command {
     Keys(crate::keys::KeysArgs),
+    Bench(crate::bench::BenchArgs),
     /// Print a shell completion script, e.g. `ndq completions bash > /etc/bash_completion.d/ndq`.
     Completions {
         /// The shell.

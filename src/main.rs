@@ -31,10 +31,33 @@ fn main() -> ExitCode {
     if args.get(1).is_some_and(|a| a == "bench") {
         return bench::main(args[1..].to_vec());
     }
-    match cli::Args::try_parse_from(args) {
+    // A command written after an option (`ndq --threads 1 bench --runs 3 ...`) is read as
+    // the query, and its own options are then unknown.
+    let misplaced = args
+        .iter()
+        .skip(2)
+        .take_while(|a| *a != "--")
+        .find_map(|a| COMMANDS.into_iter().find(|c| a == c));
+    match cli::Args::try_parse_from(&args) {
         Ok(args) => ExitCode::of(run(args)),
-        Err(e) => ExitCode::of_clap(&e),
+        Err(e) => {
+            let code = ExitCode::of_clap(&e);
+            if let (true, Some(word)) = (e.use_stderr(), misplaced) {
+                eprintln!("{}", command_first(word));
+            }
+            code
+        }
     }
+}
+
+/// The commands besides a query.
+const COMMANDS: [&str; 4] = ["keys", "bench", "completions", "man"];
+
+/// What to say when a command's name stands where the query goes.
+fn command_first(word: &str) -> String {
+    format!(
+        "'{word}' is a command, not a query: write it first, before any option (ndq {word} ...)"
+    )
 }
 
 /// Resolve, compile, open, run, report.
@@ -46,6 +69,9 @@ fn run(mut args: cli::Args) -> Result<(), Failure> {
             let mut out = Output(stdout.lock());
             return keys::main(keys, &config::Env::probe(), &mut out);
         }
+        // Taken by `main` before the query's arguments are parsed; here only for a command
+        // line that clap routed (the same arguments, so the same run).
+        Some(cli::Command::Bench(bench)) => return bench::run(&bench),
         Some(cli::Command::Completions { shell }) => {
             return manual::completions(shell, &mut io::stdout().lock());
         }
@@ -57,10 +83,9 @@ fn run(mut args: cli::Args) -> Result<(), Failure> {
         let mut message = e.to_string();
         // `ndq --color never keys app.log`: a command after an option is read as the query.
         let word = config.query.trim();
-        if ["keys", "bench", "completions", "man"].contains(&word) {
-            message.push_str(&format!(
-                "\n'{word}' is a command, not a query: write it first, before any option (ndq {word} ...)"
-            ));
+        if COMMANDS.contains(&word) {
+            message.push('\n');
+            message.push_str(&command_first(word));
         }
         Failure::usage(message)
     })?;

@@ -1247,6 +1247,28 @@ fn a_command_written_after_an_option_is_pointed_out() {
     out.stderr_has(
         "'keys' is a command, not a query: write it first, before any option (ndq keys ...)",
     );
+    // Also when the command's own options make the arguments fail to parse.
+    let out = ndq(&[
+        "--threads",
+        "1",
+        "bench",
+        "--runs",
+        "2",
+        "--cases",
+        "c.txt",
+        "-",
+    ])
+    .run();
+    out.status(2);
+    out.stdout_is("");
+    out.stderr_has("unexpected argument '--runs'");
+    out.stderr_has(
+        "'bench' is a command, not a query: write it first, before any option (ndq bench ...)",
+    );
+    // A file named like a command, after the query, is only a file.
+    let out = ndq(&["select count(*)", "man"]).run();
+    out.status(1);
+    assert!(!out.stderr().contains("is a command"), "{out}");
 }
 
 /// Lines with times in several spellings, for the time flags (`NDQ_NOW` pins `now`).

@@ -392,9 +392,16 @@ fn completions_for_each_shell() {
             out.contains("keys") && out.contains("limit-lines"),
             "{shell}{run}"
         );
-        // The flags `--help` hides (for tests and measurements) are not offered.
-        for hidden in ["scanner", "engine", "no-prefilter", "chunk-size", "walk"] {
+        // The flags `--help` hides (for tests and measurements) are not offered (`bench`
+        // shows its own --scanner and --engine).
+        for hidden in ["no-prefilter", "chunk-size", "walk"] {
             assert!(!out.contains(hidden), "{shell} offers {hidden}{run}");
+        }
+        if shell == "bash" {
+            let query_opts = out.lines().find(|l| l.contains("opts=\"-o -f")).unwrap();
+            assert!(!query_opts.contains("--scanner"), "{query_opts}");
+            assert!(!query_opts.contains("--engine"), "{query_opts}");
+            assert!(out.contains("--percentile"), "{run}");
         }
     }
     let run = ndq(&["completions", "tcsh"]).run();
@@ -466,7 +473,7 @@ fn man_page_is_roff_that_man_reads() {
 fn help_lists_the_commands() {
     let run = ndq(&["--help"]).run();
     let help = run.ok();
-    for cmd in ["keys", "completions", "man"] {
+    for cmd in ["keys", "bench", "completions", "man"] {
         assert!(
             help.contains(&format!("  {cmd}  ")) || help.contains(&format!("  {cmd} ")),
             "{cmd}{run}"
@@ -474,6 +481,8 @@ fn help_lists_the_commands() {
     }
     let run = ndq(&["keys", "--help"]).run();
     assert!(run.ok().contains("--limit-lines"), "{run}");
+    let run = ndq(&["help", "bench"]).run();
+    assert!(run.ok().contains("--percentile"), "{run}");
     // A query still comes first: a query that is not a command name runs.
     ndq(&["select count(*)"])
         .arg(sample().to_str().unwrap())

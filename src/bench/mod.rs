@@ -161,7 +161,7 @@ pub fn main(args: Vec<OsString>) -> ExitCode {
     }
 }
 
-fn run(args: &BenchArgs) -> Result<(), Failure> {
+pub fn run(args: &BenchArgs) -> Result<(), Failure> {
     // The same probe of the environment as the main command's (config.rs).
     let env = crate::config::Env::probe();
     let scanner =
