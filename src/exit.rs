@@ -66,7 +66,7 @@ impl Failure {
         match self {
             Failure::Usage(messages) => {
                 for m in messages {
-                    eprintln!("ndq: error: {m}");
+                    crate::messages::message(format_args!("error: {m}"));
                 }
                 ExitCode::Usage
             }

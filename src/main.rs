@@ -43,7 +43,8 @@ fn main() -> ExitCode {
         Err(e) => {
             let code = ExitCode::of_clap(&e);
             if let (true, Some(word)) = (e.use_stderr(), misplaced) {
-                eprintln!("{}", command_first(word));
+                // As clap's own message: a stderr that cannot be written is no reason to panic.
+                let _ = writeln!(io::stderr(), "{}", command_first(word));
             }
             code
         }

@@ -412,3 +412,29 @@ fn a_cases_file_not_utf8_names_its_line() {
         text(&out.stderr)
     );
 }
+
+/// A stderr that cannot be written (a full disk) loses the summary and the progress, not the
+/// report on stdout nor the exit status; so for a query's error.
+#[test]
+fn a_full_stderr_loses_only_the_diagnostics() {
+    let Ok(full) = std::fs::OpenOptions::new().write(true).open("/dev/full") else {
+        eprintln!("skipped: no /dev/full");
+        return;
+    };
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_ndq"))
+        .args(["bench", "--runs", "1", "--cases"])
+        .arg(cases())
+        .arg(sample())
+        .stderr(full.try_clone().unwrap())
+        .output()
+        .expect("ndq runs");
+    assert_exit(&out, 0, "bench with a full stderr");
+    assert_eq!(text(&out.stdout).lines().count(), 2 + case_queries().len());
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_ndq"))
+        .args(["select x y"])
+        .arg(sample())
+        .stderr(full)
+        .output()
+        .expect("ndq runs");
+    assert_exit(&out, 2, "a query error with a full stderr");
+}

@@ -219,7 +219,9 @@ pub fn run(args: &BenchArgs) -> Result<(), Failure> {
         prefilter,
     };
     let stderr_tty = env.stderr_tty;
-    eprint!(
+    // Like every diagnostic, written if stderr takes it (a full disk is no reason to stop).
+    let _ = write!(
+        io::stderr(),
         "{}",
         summary(
             &args.inputs,
