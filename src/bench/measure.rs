@@ -139,6 +139,16 @@ pub fn measure<W: Write>(
     Ok(results)
 }
 
+/// ` (4.04x faster)`; the lazy engine slower than the baseline is said as such (` (1.05x
+/// slower)`, not ` (0.953x faster)`); nothing without the baseline.
+fn speedup_phrase(speedup: Option<f64>) -> String {
+    match speedup {
+        Some(s) if s > 0.0 && s < 1.0 => format!(" ({} slower)", stats::ratio(Some(1.0 / s))),
+        Some(s) => format!(" ({} faster)", stats::ratio(Some(s))),
+        None => String::new(),
+    }
+}
+
 /// `ndq: bench: case 1/5: lazy p90 520 ms, serde p90 2.10 s (4.04x), 25.0% hits: QUERY`
 fn case_line(result: &CaseResult, total: usize) -> String {
     let mut times = Vec::new();
@@ -152,10 +162,7 @@ fn case_line(result: &CaseResult, total: usize) -> String {
         ));
         share = share.or(Some(f.hit_share()));
     }
-    let speedup = match result.speedup() {
-        Some(s) => format!(" ({} faster)", stats::ratio(Some(s))),
-        None => String::new(),
-    };
+    let speedup = speedup_phrase(result.speedup());
     format!(
         "ndq: bench: case {}/{total}: {}{speedup}, {} hits: {}",
         result.number,
@@ -311,6 +318,15 @@ mod tests {
              ndq: bench: case 2/2: lazy p90 214 ms, serde p90 815 ms (3.81x faster), 25.0% hits: \
              select count(*)\n"
         );
+    }
+
+    #[test]
+    fn a_speedup_below_one_is_said_as_slower() {
+        assert_eq!(speedup_phrase(Some(4.04)), " (4.04x faster)");
+        assert_eq!(speedup_phrase(Some(1.0)), " (1.00x faster)");
+        assert_eq!(speedup_phrase(Some(0.5)), " (2.00x slower)");
+        assert_eq!(speedup_phrase(Some(0.953)), " (1.05x slower)");
+        assert_eq!(speedup_phrase(None), "");
     }
 
     #[test]
