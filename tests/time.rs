@@ -555,3 +555,57 @@ fn suite_queries_on_the_sample_repeated() {
         same(&args, &file, &cache, &[Way::Cache, Way::NoCache], true);
     }
 }
+
+/// The lines `--stats` says were scanned.
+fn scanned(r: &Run) -> u64 {
+    let err = r.stderr();
+    let part = err
+        .split("stats: ")
+        .nth(1)
+        .and_then(|s| s.split(" lines scanned").next())
+        .unwrap_or_else(|| panic!("no lines scanned in the stats{r}"));
+    part.parse().expect("a number")
+}
+
+/// A zone map is made from every line, the prefilter's skips off; so it is made only for the
+/// time property, and only where the cache can keep it. A query on another key, or a cache
+/// that cannot be written, skips from the first run what later runs skip.
+#[test]
+fn zone_maps_are_made_for_the_time_property_where_the_cache_keeps_them() {
+    let f = Fixture::new();
+    let (data, _) = build(Shape::Ordered, 8);
+    let file = f.write("log.ndjson", &data);
+    let lines = data.lines().count() as u64;
+    let run = |cache: &Path, query: &str| {
+        ndq(&["--stats", "-o", "json", query])
+            .env("NDQ_ZONE_BLOCK", "4096")
+            .env("NDQ_ZONE_MIN_SIZE", "1")
+            .env("NDQ_CACHE_DIR", cache.to_str().expect("utf-8 path"))
+            .path(&file)
+            .run()
+    };
+    // `n = 7` bounds `n` as a time range would: no map for it.
+    let cache = f.path("cache");
+    let other = run(&cache, "select count(*) where n = 7");
+    other.status(0);
+    assert_eq!(other.stdout(), "{\"count(*)\":1}\n");
+    assert!(scanned(&other) < lines / 100, "{other}");
+    assert!(
+        !cache.exists(),
+        "no map for a key other than the time property"
+    );
+    // A range on the time property: a map, made by reading every line, then used.
+    let timed = format!("select count(*) where @t >= '{}' and n = 7", at(0));
+    let first = run(&cache, &timed);
+    assert_eq!(first.stdout(), other.stdout());
+    assert_eq!(scanned(&first), lines, "{first}");
+    assert!(cache.exists());
+    // A cache that cannot be written (a file where its directory would be): no map is
+    // made, and the skips stay on in every run.
+    let blocked = f.write("blocked", "").join("cache");
+    for _ in 0..2 {
+        let r = run(&blocked, &timed);
+        assert_eq!(r.stdout(), other.stdout());
+        assert!(scanned(&r) < lines / 100, "{r}");
+    }
+}

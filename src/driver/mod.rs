@@ -748,7 +748,9 @@ where
         line: &mut u64,
     ) -> anyhow::Result<Flow> {
         let mut work = self.work();
-        if let (Some(z), Some(base)) = (&self.zones, base) {
+        if let (Some(z), Some(base)) = (&self.zones, base)
+            && z.records()
+        {
             work.index = Some((base, z.key().to_vec(), z.block(), z.covered()));
         }
         let (chunks, outs) = if self.pending.is_empty() {

@@ -35,7 +35,8 @@
 //!                                                    the rest read and indexed
 //! ```
 //! A cache that cannot be read, parsed or written is as if there were none: it never fails a
-//! query and never changes an answer. Only regular files of at least
+//! query and never changes an answer; and where no file can be made in it, no zones are made
+//! (making them reads every line, the prefilter's skips off, for nothing). Only regular files of at least
 //! [`ZoneOptions::min_size`] bytes (16 MiB) get a zone map: smaller ones are read in
 //! milliseconds anyway.
 
@@ -436,6 +437,8 @@ pub struct FileZones {
     pub kept: Vec<Zone>,
     /// Zones built by this run for the bytes from the end of `kept` on.
     built: Vec<Zone>,
+    /// Whether the cache directory takes a new map (see [`FileZones::records`]).
+    records: bool,
     /// Whether every chunk read from the end of `kept` on gave its zones.
     complete: bool,
 }
@@ -459,6 +462,9 @@ impl FileZones {
             .and_then(|bytes| Stored::decode(&bytes))
             .map(|stored| still_true(stored, opts.block, key, id, file))
             .unwrap_or_default();
+        // Zones are made from every line, the prefilter's skips off: only worth it when the
+        // map can be kept. Else the kept zones (if any) are used, and nothing is made.
+        let records = kept.last().is_none_or(|z| z.end < id.len) && writable(&opts.dir);
         Some(FileZones {
             path,
             block: opts.block,
@@ -466,7 +472,14 @@ impl FileZones {
             kept,
             built: Vec::new(),
             complete: true,
+            records,
         })
+    }
+
+    /// Whether the zones of what is read past [`FileZones::covered`] are to be made (the
+    /// cache can take them).
+    pub fn records(&self) -> bool {
+        self.records
     }
 
     /// Where the kept zones end (what is read from here on is indexed anew).
@@ -548,6 +561,18 @@ fn still_true(stored: Stored, block: u64, key: &str, id: Identity, file: &File) 
 }
 
 /// Write `bytes` to `path` through a temporary file renamed over it.
+/// Whether a file can be made in `dir` (made first if need be): tried with an empty file of
+/// this process's, removed at once.
+fn writable(dir: &Path) -> bool {
+    if std::fs::create_dir_all(dir).is_err() {
+        return false;
+    }
+    let probe = dir.join(format!(".probe.{}.tmp", std::process::id()));
+    let made = File::create(&probe).is_ok();
+    let _ = std::fs::remove_file(&probe);
+    made
+}
+
 fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir)?;

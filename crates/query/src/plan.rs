@@ -777,7 +777,8 @@ impl Plan {
         self.range.as_ref()
     }
     /// The top-level key whose leading times ([`crate::leading_time`]) say something about
-    /// this query: the time range's key, or the time property when the query reads it.
+    /// this query: the time property (`--time-field`), when the time range bounds it or the
+    /// query reads it; `None` otherwise (also for a range on another key).
     pub fn time_key(&self) -> Option<&str> {
         self.time_key.as_deref()
     }
@@ -1063,10 +1064,13 @@ fn plan(q: &str, mut ast: Query, time: &TimeOptions) -> Result<Plan, QueryError>
     };
     let prefilter = ast.filter.as_ref().and_then(prefilter::derive);
     let range = filter.as_ref().and_then(range::derive);
-    // The time property read by every line that is read at all: the range's key, or the
-    // time field when the query reads it (`time(1m)`, `datetime(@t)`).
+    // The time property, when every line that is read at all reads it: the range's key when
+    // that is the time field, or the time field when the query reads it (`time(1m)`,
+    // `datetime(@t)`). A range on another key (`where v = 5`) makes no zone map: the map
+    // would be made from every line, the prefilter's skips off, for values that are seldom
+    // times, while the line-by-line check of the range costs nothing more.
     let time_key = match (&range, p.time_field.as_slice()) {
-        (Some(r), _) => Some(r.key().to_owned()),
+        (Some(r), [Seg::Key(k)]) if r.key() == k => Some(k.clone()),
         (None, [Seg::Key(k)]) if p.keys.contains(k) && range::plain_key(k) => Some(k.clone()),
         _ => None,
     };
