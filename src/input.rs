@@ -140,7 +140,7 @@ fn stdin() -> Input {
 
 /// A compressed file must start as its format does, so that a file misnamed `.gz` or `.zst`
 /// is refused when the inputs are opened, before anything is written, rather than when the
-/// run reaches it. (An empty file is an empty input.) This moves the file's offset; reading a
+/// run reaches it. (An empty file is an empty input: see [`open_file`].) This moves the file's offset; reading a
 /// regular file as a stream starts at its beginning anyway ([`rewound`]).
 fn check_magic(file: &File, codec: Codec) -> anyhow::Result<()> {
     let (what, starts_right): (&str, fn(&[u8]) -> bool) = match codec {
@@ -173,7 +173,9 @@ fn open_file(path: &Path, meta: std::fs::Metadata) -> anyhow::Result<Input> {
     let codec = Codec::of(path);
     let regular = meta.is_file();
     let len = regular.then_some(meta.len());
-    if regular && codec == Codec::Plain {
+    // An empty file is an empty input, whatever its name says (an empty `.gz` is no gzip
+    // stream: it would fail when reached, after the rows of the inputs before it).
+    if regular && (codec == Codec::Plain || meta.len() == 0) {
         return Ok(Input {
             name,
             source: Source::Mapped(path.to_path_buf()),
@@ -189,7 +191,7 @@ fn open_file(path: &Path, meta: std::fs::Metadata) -> anyhow::Result<Input> {
         };
         anyhow::Error::new(e).context(format!("{name}{hint}"))
     })?;
-    if regular && meta.len() > 0 {
+    if regular {
         check_magic(&file, codec).with_context(|| name.clone())?;
     }
     let source = Source::Stream {

@@ -381,6 +381,27 @@ fn a_misnamed_gz_is_named_before_anything_is_written() {
     );
 }
 
+/// An empty `.gz` or `.zst` (a compression cut off before its first byte) is an empty input,
+/// as an empty plain file is: the inputs around it are read, nothing fails.
+#[test]
+fn an_empty_compressed_file_is_an_empty_input() {
+    let f = Fixture::new();
+    let first = f.write("a.ndjson", "{\"a\":1}\n");
+    let empty_gz = f.write("b.ndjson.gz", "");
+    let empty_zst = f.write("c.ndjson.zst", "");
+    let last = f.write("d.ndjson", "{\"a\":2}\n");
+    for threads in ["1", "2"] {
+        let out = ndq(&["--threads", threads, "-o", "raw", "select a"])
+            .path(&first)
+            .path(&empty_gz)
+            .path(&empty_zst)
+            .path(&last)
+            .run();
+        out.status(0).stdout_is("1\n2\n");
+        out.stderr_is("");
+    }
+}
+
 #[test]
 fn invalid_utf8_and_binary_input_do_not_crash() {
     let f = Fixture::new();
