@@ -421,9 +421,71 @@ fn rewound(file: &File, rewind: bool) -> io::Result<File> {
 
 /// The streaming gzip decoder (every member, in order).
 fn gunzip<R: Read + Send + 'static>(raw: R) -> Box<dyn Read + Send> {
-    Box::new(flate2::read::MultiGzDecoder::new(
-        io::BufReader::with_capacity(READ_SIZE, raw),
-    ))
+    Box::new(Gunzip::new(io::BufReader::with_capacity(READ_SIZE, raw)))
+}
+
+/// gzip members one after another, as `gzip -d` reads them: zero bytes after the last member
+/// (a tape's or a block device's padding) end the stream, and other bytes there are an error
+/// that says so (flate2's `MultiGzDecoder` calls both an "invalid gzip header").
+struct Gunzip<R: io::BufRead> {
+    /// The member being read; `None` once the stream has ended.
+    member: Option<flate2::bufread::GzDecoder<R>>,
+}
+
+impl<R: io::BufRead> Gunzip<R> {
+    fn new(raw: R) -> Gunzip<R> {
+        Gunzip {
+            member: Some(flate2::bufread::GzDecoder::new(raw)),
+        }
+    }
+}
+
+impl<R: io::BufRead> Read for Gunzip<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        loop {
+            let Some(member) = &mut self.member else {
+                return Ok(0);
+            };
+            let n = member.read(buf)?;
+            if n > 0 || buf.is_empty() {
+                return Ok(n);
+            }
+            // The member ended: what follows is another member, padding or the end.
+            let Some(member) = self.member.take() else {
+                return Ok(0);
+            };
+            let mut raw = member.into_inner();
+            let next = raw.fill_buf()?;
+            if next.is_empty() {
+                return Ok(0);
+            }
+            if next[0] != 0 {
+                if next[0] != 0x1f {
+                    return Err(trailing_data());
+                }
+                self.member = Some(flate2::bufread::GzDecoder::new(raw));
+                continue;
+            }
+            loop {
+                let next = raw.fill_buf()?;
+                if next.is_empty() {
+                    return Ok(0);
+                }
+                if next.iter().any(|&b| b != 0) {
+                    return Err(trailing_data());
+                }
+                let n = next.len();
+                raw.consume(n);
+            }
+        }
+    }
+}
+
+fn trailing_data() -> io::Error {
+    io::Error::new(
+        io::ErrorKind::InvalidData,
+        "bytes after the last gzip member that are not a gzip member",
+    )
 }
 
 /// What the reader thread reads from.

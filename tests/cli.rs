@@ -497,6 +497,40 @@ fn several_files_in_order_and_directories_sorted() {
     out.stderr_has(&format!("(first at {}:2: ", bad.display()));
 }
 
+/// After the last gzip member, zero bytes (padding) end the input as `gzip -d` reads them, and
+/// other bytes are an error that says what they are; so for members inflated whole and for
+/// the stream.
+#[test]
+fn padding_after_the_last_gzip_member_is_read_past_and_other_bytes_named() {
+    let f = Fixture::new();
+    let member = |text: &str| {
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        gz.write_all(text.as_bytes()).unwrap();
+        gz.finish().unwrap()
+    };
+    let members = [member("{\"a\":1}\n{\"a\":2}\n"), member("{\"a\":3}\n")].concat();
+    let padded = f.write("padded.ndjson.gz", [&members[..], &[0; 512]].concat());
+    let junk = f.write("junk.ndjson.gz", [&members[..], b"GARBAGE here"].concat());
+    let zeros_then_junk = f.write("zj.ndjson.gz", [&members[..], &[0; 100], b"x"].concat());
+    for inflate in ["whole", "stream"] {
+        let run = |input: &std::path::Path| {
+            ndq(&["-o", "raw", "select sum(a)"])
+                .env("NDQ_INFLATE", inflate)
+                .path(input)
+                .run()
+        };
+        run(&padded).status(0).stdout_is("6\n");
+        for bad in [&junk, &zeros_then_junk] {
+            let out = run(bad);
+            out.status(1);
+            out.stderr_is(&format!(
+                "ndq: error: {}: bytes after the last gzip member that are not a gzip member\n",
+                bad.display()
+            ));
+        }
+    }
+}
+
 #[test]
 fn gzip_and_zstd_inputs_are_decompressed() {
     let f = Fixture::new();
