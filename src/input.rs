@@ -323,7 +323,7 @@ impl Blocks {
                 Producer::Read(match codec {
                     Codec::Plain => Box::new(raw),
                     Codec::Gzip => gunzip(raw),
-                    Codec::Zstd => Box::new(zstd::stream::read::Decoder::new(raw)?),
+                    Codec::Zstd => Box::new(unzstd(raw)?),
                 })
             }
         };
@@ -417,6 +417,18 @@ fn rewound(file: &File, rewind: bool) -> io::Result<File> {
         f.seek(SeekFrom::Start(0))?;
     }
     Ok(f)
+}
+
+/// The largest zstd window read, as a power of two: 2 GiB, zstd's greatest (`zstd --long=31`).
+/// zstd's own default stops at 128 MiB (`--long=27`) and makes its user say `--memory`; a log
+/// compressed with a long window is read here as it is, taking the memory its frames name.
+const ZSTD_WINDOW_LOG_MAX: u32 = 31;
+
+/// The streaming zstd decoder, for any window a frame names.
+fn unzstd<R: Read>(raw: R) -> io::Result<zstd::stream::read::Decoder<'static, io::BufReader<R>>> {
+    let mut decoder = zstd::stream::read::Decoder::new(raw)?;
+    decoder.window_log_max(ZSTD_WINDOW_LOG_MAX)?;
+    Ok(decoder)
 }
 
 /// The streaming gzip decoder (every member, in order).

@@ -531,6 +531,26 @@ fn padding_after_the_last_gzip_member_is_read_past_and_other_bytes_named() {
     }
 }
 
+/// A zstd file written with a long window (`zstd --long=28`, past the 128 MiB zstd reads
+/// by default) is read.
+#[test]
+fn a_zstd_file_with_a_long_window_is_read() {
+    let f = Fixture::new();
+    let mut enc = zstd::stream::write::Encoder::new(Vec::new(), 1).unwrap();
+    enc.window_log(28).unwrap();
+    enc.long_distance_matching(true).unwrap();
+    enc.write_all(b"{\"a\":1}\n{\"a\":2}\n").unwrap();
+    let long = f.write("long.ndjson.zst", enc.finish().unwrap());
+    // The frame names its window: a plain decoder refuses it.
+    let mut plain = zstd::stream::read::Decoder::new(std::fs::File::open(&long).unwrap()).unwrap();
+    assert!(std::io::Read::read_to_end(&mut plain, &mut Vec::new()).is_err());
+    ndq(&["-o", "raw", "select sum(a)"])
+        .path(&long)
+        .run()
+        .status(0)
+        .stdout_is("3\n");
+}
+
 #[test]
 fn gzip_and_zstd_inputs_are_decompressed() {
     let f = Fixture::new();
