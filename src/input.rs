@@ -57,13 +57,34 @@ pub enum Source {
     /// A file read as a stream; `rewind` when it is a regular file (so a second run, as in
     /// `ndq bench`, starts again from the beginning).
     Stream {
-        /// The open file.
-        file: File,
+        /// The file: a regular one by its path, opened when it is read (so a directory of
+        /// thousands of `.gz` files holds a few open, not all); any other held open.
+        file: Opened,
         /// How it is encoded.
         codec: Codec,
         /// Whether it can seek back to the start.
         rewind: bool,
     },
+}
+
+/// A streamed file: its path (a regular file, opened when read), or the open file (a pipe,
+/// which cannot be opened twice).
+#[derive(Debug)]
+pub enum Opened {
+    /// A regular file.
+    Path(PathBuf),
+    /// A file held open since the inputs were opened.
+    File(File),
+}
+
+impl Opened {
+    /// A handle from the file's start (when it can seek).
+    fn handle(&self, rewind: bool) -> io::Result<File> {
+        match self {
+            Opened::Path(path) => File::open(path),
+            Opened::File(file) => rewound(file, rewind),
+        }
+    }
 }
 
 /// One input.
@@ -191,9 +212,12 @@ fn open_file(path: &Path, meta: std::fs::Metadata) -> anyhow::Result<Input> {
         };
         anyhow::Error::new(e).context(format!("{name}{hint}"))
     })?;
-    if regular {
+    let file = if regular {
         check_magic(&file, codec).with_context(|| name.clone())?;
-    }
+        Opened::Path(path.to_path_buf())
+    } else {
+        Opened::File(file)
+    };
     let source = Source::Stream {
         file,
         codec,
@@ -307,7 +331,7 @@ impl Blocks {
                 codec: Codec::Gzip,
                 rewind: true,
             } if whole => Producer::Gzip {
-                file: rewound(file, true)?,
+                file: file.handle(true)?,
                 len: input.len.unwrap_or(u64::MAX),
                 consumed: consumed.clone(),
             },
@@ -317,7 +341,7 @@ impl Blocks {
                 rewind,
             } => {
                 let raw = Counting {
-                    inner: rewound(file, *rewind)?,
+                    inner: file.handle(*rewind)?,
                     count: consumed.clone(),
                 };
                 Producer::Read(match codec {
