@@ -387,12 +387,14 @@ impl Blocks {
     }
 
     /// The next block: every complete line read so far (waiting for one if there is none),
-    /// or the rest at the end; `None` after the end.
+    /// or the rest at the end; `None` after the end. A read error comes after the complete
+    /// lines read before it, so what is handed on before an error does not depend on how far
+    /// the reader got before the driver asked.
     pub fn next_block(&mut self) -> Option<io::Result<Vec<u8>>> {
         let mut state = lock(&self.shared.state);
         loop {
-            if let Some(e) = state.error.take() {
-                return Some(Err(e));
+            if state.error.is_some() && state.last_newline.is_none() {
+                return state.error.take().map(Err);
             }
             if let Some(i) = state.last_newline {
                 // The next buffer gets its full size at once (pages are only touched as they

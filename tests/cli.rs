@@ -529,6 +529,43 @@ fn padding_after_the_last_gzip_member_is_read_past_and_other_bytes_named() {
     }
 }
 
+/// A `.gz` cut short (one still being written) gives every complete line before the cut,
+/// then the error: the same rows in every run, at any thread count, streamed or inflated
+/// whole.
+#[test]
+fn a_cut_gzip_file_gives_every_line_before_the_cut() {
+    let f = Fixture::new();
+    let text: String = (0..40_000)
+        .map(|i| format!("{{\"id\":{i},\"pad\":\"{}\"}}\n", "x".repeat(30)))
+        .collect();
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(text.as_bytes()).unwrap();
+    let gz = gz.finish().unwrap();
+    let cut = f.write("cut.ndjson.gz", &gz[..gz.len() / 2]);
+    // What a decoder recovers before the cut: its complete lines.
+    let mut recovered = Vec::new();
+    let read = flate2::read::GzDecoder::new(&gz[..gz.len() / 2]).read_to_end(&mut recovered);
+    assert!(read.is_err());
+    let lines = recovered.iter().filter(|&&b| b == b'\n').count();
+    assert!(lines > 1000, "{lines}");
+    let want: String = (0..lines).map(|i| format!("{i}\n")).collect();
+    for inflate in ["whole", "stream"] {
+        for threads in ["1", "2", "1", "2"] {
+            let out = ndq(&["--threads", threads, "-o", "raw", "select id"])
+                .env("NDQ_INFLATE", inflate)
+                .path(&cut)
+                .run();
+            out.status(1);
+            assert!(
+                out.stdout() == want,
+                "{inflate} {threads}: {} lines",
+                out.stdout().lines().count()
+            );
+            out.stderr_has(&format!("ndq: error: {}: ", cut.display()));
+        }
+    }
+}
+
 /// A zstd file written with a long window (`zstd --long=28`, past the 128 MiB zstd reads
 /// by default) is read.
 #[test]
