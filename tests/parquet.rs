@@ -368,6 +368,34 @@ fn empty_results_and_nulls() {
     assert!(batches.is_empty());
 }
 
+/// A count is a whole number in every run: with no rows to say so (every group filtered
+/// out), its column is still Int64, while a column the query cannot type is text.
+#[test]
+fn counts_are_whole_numbers_even_with_no_rows() {
+    let query = "select @l, count(*) as n, count_distinct(RequestPath) as d, count_if(Elapsed > 1) \
+                 as c, sum(Elapsed) as s group by @l having count(*) > 100000";
+    for format in ["parquet", "arrow"] {
+        let bytes = binary(format, query, &sample());
+        let (schema, batches) = if format == "parquet" {
+            read_parquet(&bytes)
+        } else {
+            read_arrow(&bytes)
+        };
+        assert_eq!(
+            types(&schema),
+            [
+                DataType::Utf8,
+                DataType::Int64,
+                DataType::Int64,
+                DataType::Int64,
+                DataType::Utf8
+            ],
+            "{format}"
+        );
+        assert_eq!(batches.iter().map(RecordBatch::num_rows).sum::<usize>(), 0);
+    }
+}
+
 #[test]
 fn whole_lines_are_refused() {
     for format in ["parquet", "arrow"] {

@@ -30,9 +30,9 @@ use std::sync::{Arc, Mutex};
 use arrow_array::RecordBatch;
 use arrow_ipc::writer::StreamWriter;
 use arrow_schema::SchemaRef;
-use ndq_arrow::Batcher;
 use ndq_arrow::cell::split_row;
-use ndq_query::{Kind, Plan};
+use ndq_arrow::{Batcher, ColumnType};
+use ndq_query::{AggKind, ColumnRole, Kind, Plan};
 use parquet::arrow::ArrowWriter;
 
 use crate::driver::{Inputs, RunOptions, Stats};
@@ -49,7 +49,16 @@ pub fn run(
     format: Format,
     out: &mut dyn Write,
 ) -> anyhow::Result<Stats> {
-    let mut batcher = Batcher::new(plan.columns());
+    // A count is a whole number even when no row says so (an aggregation over no lines).
+    let known = plan
+        .column_roles()
+        .iter()
+        .map(|role| match role {
+            ColumnRole::Aggregate(AggKind::Count | AggKind::CountDistinct) => Some(ColumnType::Int),
+            _ => None,
+        })
+        .collect();
+    let mut batcher = Batcher::new(plan.columns()).with_fallback(known);
     if plan.kind() == Kind::Collect {
         // An aggregation's rows are all at hand when the first is written: all decide.
         batcher = batcher.with_sample(usize::MAX);

@@ -45,6 +45,9 @@ pub struct Batcher {
     kept: Vec<u8>,
     kept_rows: usize,
     kinds: Vec<Kinds>,
+    /// The type of a column whose rows hold no value to decide it (no rows, or only nulls),
+    /// when it is known from the query (a count is a whole number); `None`: text.
+    fallback: Vec<Option<ColumnType>>,
     /// After: the schema and one builder per column.
     schema: Option<SchemaRef>,
     types: Vec<ColumnType>,
@@ -67,6 +70,7 @@ impl Batcher {
             kept: Vec::new(),
             kept_rows: 0,
             kinds: vec![Kinds::default(); names.len()],
+            fallback: vec![None; names.len()],
             schema: None,
             types: Vec::new(),
             builders: Vec::new(),
@@ -86,6 +90,16 @@ impl Batcher {
     /// bytes they take, for rows that are all at hand anyway, as an aggregation's are).
     pub fn with_sample(mut self, rows: usize) -> Batcher {
         self.sample = rows.max(1);
+        self
+    }
+
+    /// The types of the columns the query knows (`Some`), for when the rows decide nothing
+    /// (an aggregation over no lines has no rows, yet its `count(*)` column is a whole
+    /// number in every run). A column whose rows hold values is typed by them, as always.
+    pub fn with_fallback(mut self, types: Vec<Option<ColumnType>>) -> Batcher {
+        if types.len() == self.names.len() {
+            self.fallback = types;
+        }
         self
     }
 
@@ -129,7 +143,15 @@ impl Batcher {
     /// Decide the schema from the rows kept, and append them.
     fn decide(&mut self) -> Result<(), Error> {
         self.decided_by = self.kept_rows;
-        self.types = self.kinds.iter().map(Kinds::column_type).collect();
+        self.types = self
+            .kinds
+            .iter()
+            .zip(&self.fallback)
+            .map(|(kinds, fallback)| match fallback {
+                Some(ty) if !kinds.any() => *ty,
+                _ => kinds.column_type(),
+            })
+            .collect();
         let fields: Vec<Field> = self
             .names
             .iter()

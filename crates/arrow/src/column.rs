@@ -125,6 +125,11 @@ pub struct Kinds {
 }
 
 impl Kinds {
+    /// Whether a cell that is not null was counted.
+    pub fn any(&self) -> bool {
+        self.bools || self.numbers || self.times || self.texts
+    }
+
     /// Count one cell.
     pub fn add(&mut self, cell: &Cell<'_>) {
         match cell {
