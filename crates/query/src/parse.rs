@@ -68,7 +68,7 @@ pub(crate) enum Seg {
 }
 
 /// Binary operators.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) enum BinOp {
     Or,
     And,

@@ -137,7 +137,7 @@ impl Formula {
 }
 
 /// One fact the prefilter looks for in a line (atom `i` of [`Prefilter::atoms`]).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Atom {
     /// Some string of the line, decoded, may contain this text.
     Lit(String),
@@ -147,7 +147,7 @@ pub enum Atom {
 }
 
 /// `key op k`, as a fact about a line's members (see [`Atom::Num`]).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct NumAtom {
     key: String,
     op: BinOp,
@@ -566,7 +566,7 @@ fn first_char(bytes: &[u8]) -> char {
 }
 
 /// A requirement while deriving: literals still as text.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 enum Req {
     True,
     Atom(Atom),
@@ -618,15 +618,10 @@ fn or(parts: impl IntoIterator<Item = Req>) -> Req {
     }
 }
 
+/// The first of equal parts kept, in order (in linear time: an `in` list may have thousands).
 fn dedup(parts: &mut Vec<Req>) {
-    let mut seen: Vec<Req> = Vec::with_capacity(parts.len());
-    parts.retain(|p| {
-        let new = !seen.contains(p);
-        if new {
-            seen.push(p.clone());
-        }
-        new
-    });
+    let mut seen = std::collections::HashSet::with_capacity(parts.len());
+    parts.retain(|p| seen.insert(p.clone()));
 }
 
 /// A property path, or a path with a `[?]` wildcard: a condition on it is true only when it
@@ -809,28 +804,33 @@ fn whole_chars(bytes: &[u8]) -> Option<&str> {
 pub(crate) fn derive(filter: &Expr) -> Option<Prefilter> {
     let req = require(filter);
     let mut atoms = Vec::new();
-    let formula = index(req, &mut atoms)?;
+    let formula = index(req, &mut atoms, &mut Default::default())?;
     (atoms.len() <= MAX_LITERALS)
         .then(|| Prefilter::new(atoms, formula))
         .flatten()
 }
 
-/// The formula of `req` with its atoms numbered into `atoms`; `None` for true.
-fn index(req: Req, atoms: &mut Vec<Atom>) -> Option<Formula> {
+/// The formula of `req` with its atoms numbered into `atoms` (`numbers`: each atom's number,
+/// so that an atom met again gets it in constant time); `None` for true.
+fn index(
+    req: Req,
+    atoms: &mut Vec<Atom>,
+    numbers: &mut std::collections::HashMap<Atom, usize>,
+) -> Option<Formula> {
     let mut all = |parts: Vec<Req>| -> Option<Vec<Formula>> {
-        parts.into_iter().map(|p| index(p, atoms)).collect()
+        parts
+            .into_iter()
+            .map(|p| index(p, atoms, numbers))
+            .collect()
     };
     Some(match req {
         Req::True => return None,
         Req::And(parts) => Formula::And(all(parts)?),
         Req::Or(parts) => Formula::Or(all(parts)?),
-        Req::Atom(atom) => Formula::Lit(match atoms.iter().position(|a| *a == atom) {
-            Some(i) => i,
-            None => {
-                atoms.push(atom);
-                atoms.len() - 1
-            }
-        }),
+        Req::Atom(atom) => Formula::Lit(*numbers.entry(atom).or_insert_with_key(|atom| {
+            atoms.push(atom.clone());
+            atoms.len() - 1
+        })),
     })
 }
 

@@ -67,6 +67,22 @@ fn in_gives_one_of_its_strings() {
     assert_eq!(formula("where @l not in ('Error')"), "none");
 }
 
+/// An `in` list of thousands (ids pasted from elsewhere) gives each distinct value once, in
+/// the order first written; numbers equal as decimals are one.
+#[test]
+fn a_long_in_list_gives_each_value_once_in_order() {
+    let items: Vec<String> = (0..30_000).map(|i| format!("'v{}'", i % 40)).collect();
+    let want: Vec<String> = (0..40).map(|i| format!("\"v{i}\"")).collect();
+    assert_eq!(
+        formula(&format!("where Message in ({})", items.join(", "))),
+        want.join(" | ")
+    );
+    assert_eq!(
+        formula("where StatusCode in (1, 1.0, 2, 1.00, 2e0)"),
+        r#""StatusCode" = 1 | "StatusCode" = 2"#
+    );
+}
+
 #[test]
 fn match_gives_prefix_and_suffix_literals() {
     assert_eq!(
