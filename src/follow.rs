@@ -17,6 +17,7 @@
 //! loop looks at it between blocks and at least every [`POLL`]), so a stop always finishes
 //! the result, restores the cursor, and exits 0.
 
+use std::borrow::Cow;
 use std::fs::{File, Metadata};
 use std::io::{self, BufWriter, Write};
 use std::os::unix::fs::{FileExt as _, MetadataExt as _};
@@ -551,16 +552,40 @@ impl Drop for Screen {
     }
 }
 
-/// `line` cut to `cols` terminal columns.
-fn fit(line: &str, cols: usize) -> &str {
+/// `line` cut to `cols` terminal columns. Colour sequences (`ESC [ ... m`, from a coloured
+/// table or chart) take no room and are all kept, even past the cut: a sequence is never cut
+/// in two, and a colour turned on before the cut is still turned off.
+fn fit(line: &str, cols: usize) -> Cow<'_, str> {
     let mut width = 0;
-    for (i, c) in line.char_indices() {
-        width += c.width().unwrap_or(0);
-        if width > cols {
-            return &line[..i];
+    let mut kept = String::new();
+    let mut cut = false;
+    let mut rest = line;
+    while let Some(c) = rest.chars().next() {
+        if let Some(sequence) = csi(rest) {
+            kept.push_str(sequence);
+            rest = &rest[sequence.len()..];
+            continue;
         }
+        width += c.width().unwrap_or(0);
+        cut |= width > cols;
+        if !cut {
+            kept.push(c);
+        }
+        rest = &rest[c.len_utf8()..];
     }
-    line
+    if cut {
+        Cow::Owned(kept)
+    } else {
+        Cow::Borrowed(line)
+    }
+}
+
+/// The control sequence (`ESC [`, parameters, a final byte from `@` to `~`) `text` starts
+/// with, if it starts with a whole one.
+fn csi(text: &str) -> Option<&str> {
+    let body = text.strip_prefix("\x1b[")?;
+    let end = body.find(|c: char| ('@'..='~').contains(&c))?;
+    Some(&text[..2 + end + 1])
 }
 
 #[cfg(test)]
@@ -583,6 +608,16 @@ mod tests {
         assert_eq!(fit("abcdef", 4), "abcd");
         assert_eq!(fit("abc", 4), "abc");
         assert_eq!(fit("中文字", 5), "中文");
+    }
+
+    #[test]
+    fn colour_takes_no_room_in_a_live_chart_line() {
+        // The longest bar of a coloured chart fills the width with its value: all of it fits.
+        let line = "big \x1b[36m██████\x1b[0m 1234";
+        assert_eq!(fit(line, 15), line);
+        // Cut inside a coloured run: the colour is still turned off, no sequence is cut.
+        assert_eq!(fit(line, 7), "big \x1b[36m███\x1b[0m");
+        assert_eq!(fit("\x1b[2m│\x1b[0m", 0), "\x1b[2m\x1b[0m");
     }
 
     #[test]

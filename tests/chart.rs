@@ -292,3 +292,34 @@ fn follow_redraws_the_chart_in_place() {
     assert!(screen.contains("10:00 to 10:11"), "{screen}");
     assert_fits(&screen, 60, 15);
 }
+
+#[test]
+fn follow_writes_the_value_after_the_longest_coloured_bar() {
+    if tmux_missing() {
+        return;
+    }
+    let f = Fixture::new();
+    let log = f.path("app.log");
+    let mut text = "{\"k\":\"big\"}\n".repeat(1234);
+    text.push_str(&"{\"k\":\"small\"}\n".repeat(500));
+    std::fs::write(&log, text).unwrap();
+    // Colour on (a terminal, TERM=xterm): the frame's lines hold colour sequences, which
+    // take no room on the screen.
+    let command = format!(
+        "{} -f --every 200ms -o chart 'select k, count(*) group by k' {}; sleep 60",
+        env!("CARGO_BIN_EXE_ndq"),
+        log.display()
+    );
+    let Some(tmux) = Tmux::start("longest", 60, 15, &command) else {
+        return;
+    };
+    let screen = tmux.wait_for("the live chart", |s| s.contains("small "));
+    let lines: Vec<&str> = screen.lines().collect();
+    assert!(lines[1].starts_with("big   █"), "{screen}");
+    assert!(lines[1].ends_with("█ 1234"), "{screen}");
+    assert!(
+        lines[2].starts_with("small █") && lines[2].ends_with(" 500"),
+        "{screen}"
+    );
+    assert_fits(&screen, 60, 15);
+}
