@@ -27,8 +27,10 @@
 //!
 //! Heights are in eighths of a row (`▁▂▃▄▅▆▇█`), scaled to the largest value of the panel;
 //! a value above zero always shows at least one eighth. Negative values grow down from the
-//! zero line in half rows (`▀`); the value axis marks the top row (the largest value), the
-//! first row below zero (`0`) and the bottom row (the smallest). Rows with a null bucket are counted in the title, not
+//! zero line in half rows (`▀`); the value axis marks the top row (the largest value, `0`
+//! when every value is below zero), the first row below zero (`0`) and the bottom row (the
+//! smallest); the time axis' corner says `0` only when it is the zero line (no value of the
+//! last panel below zero). Rows with a null bucket are counted in the title, not
 //! drawn. Labels are placed where `time(t, step)` starts a step, for the smallest round step
 //! whose labels do not touch.
 
@@ -249,8 +251,12 @@ pub(super) fn draw(
         );
     }
     let ticks = ticks(spec, first, d, columns, width - plot_x);
+    // The corner is the bottom of the last panel: zero unless that panel goes below it.
+    let bottom = panels
+        .get(shown - 1)
+        .map_or("0", |p| if p.extremes.1 < 0.0 { "" } else { "0" });
     let mut axis = Line::new(width);
-    axis.push(Some(Palette::NULL), &format!("{:>gutter$} └", "0"));
+    axis.push(Some(Palette::NULL), &format!("{bottom:>gutter$} └"));
     let mut rule: Vec<char> = vec!['─'; groups.saturating_mul(cell_w).min(width - plot_x)];
     for (x, _) in &ticks {
         if let Some(c) = rule.get_mut(*x) {
@@ -332,7 +338,8 @@ fn panel(lines: &mut Vec<Line>, p: &Panel, g: Geometry, style: &'static str) {
     for row in 0..up + down {
         let mut line = Line::new(g.width);
         let (label, mark) = match row {
-            0 if hi > 0.0 || !neg => (hi_label.as_str(), '┤'),
+            // The top row's top edge: the largest value, zero when none is above it.
+            0 => (hi_label.as_str(), '┤'),
             r if neg && r + 1 == up + down => (lo_label.as_str(), '┤'),
             // The row whose top edge is zero, as the top row's is the largest value.
             r if neg && r == up && up > 0 => ("0", '┤'),

@@ -432,3 +432,37 @@ fn negative_buckets_grow_down_from_a_marked_zero() {
         "{chart}"
     );
 }
+
+/// The value axis' labels of a histogram, top to bottom, with the time axis' corner last.
+fn value_labels(chart: &str) -> Vec<String> {
+    chart
+        .lines()
+        .filter(|l| l.contains(['┤', '│', '└']))
+        .map(|l| l.split(['┤', '│', '└']).next().unwrap().trim().to_string())
+        .collect()
+}
+
+#[test]
+fn the_value_axis_labels_zero_where_zero_is() {
+    let q = "select time(1m), sum(v) group by 1";
+    let rows = minutes(&[(0, "8"), (1, "-8"), (2, "4"), (3, "-4")]);
+    let labels = value_labels(&draw(q, &rows, 30, 10));
+    assert_eq!(labels.first().map(String::as_str), Some("8"), "{labels:?}");
+    assert!(labels.contains(&"0".to_string()), "{labels:?}");
+    assert_eq!(labels[labels.len() - 2], "-8", "{labels:?}");
+    assert_eq!(
+        labels.last().map(String::as_str),
+        Some(""),
+        "the bottom is not 0"
+    );
+    // Only negative values: zero is the top.
+    let rows = minutes(&[(0, "-1"), (1, "-5"), (2, "-2"), (3, "-10")]);
+    let chart = draw(q, &rows, 30, 10);
+    let labels = value_labels(&chart);
+    assert_eq!(labels.first().map(String::as_str), Some("0"), "{chart}");
+    assert_eq!(labels[labels.len() - 2], "-10", "{chart}");
+    assert_eq!(labels.last().map(String::as_str), Some(""), "{chart}");
+    // No value below zero: the corner is the zero line.
+    let chart = draw(q, &minutes(&[(0, "3"), (1, "5")]), 30, 10);
+    assert_eq!(value_labels(&chart).last().map(String::as_str), Some("0"));
+}
