@@ -8,9 +8,10 @@
 //!
 //! A bar's length is `value / largest value of its column` of the bar cells, in eighths of a
 //! cell (`▏▎▍▌▋▊▉█`); a value above zero always gets at least one eighth, so it never looks
-//! like a zero. A column holding negative numbers splits its cells at a `│` axis, sized to
-//! the largest magnitude on each side: negative bars grow left from it in half cells (`▐`,
-//! the only right-aligned partial block), and the values are right-aligned after the area.
+//! like a zero. A column holding negative numbers splits its cells at a `│` axis ([`split`]:
+//! one scale for both sides, so equal magnitudes get equal bars): negative bars grow left
+//! from it in half cells (`▐`, the only right-aligned partial block; a value below zero
+//! always gets at least one), and the values are right-aligned after the area.
 //! Null gets no bar and is written `null`.
 
 use super::{Line, SERIES, Table, cut};
@@ -110,8 +111,9 @@ struct Area {
     neg_cells: usize,
     /// Cells right of the axis (or of the start).
     pos_cells: usize,
-    neg_max: f64,
-    pos_max: f64,
+    /// The values a whole side stands for ([`Split`]).
+    neg_full: f64,
+    pos_full: f64,
 }
 
 impl Area {
@@ -127,26 +129,19 @@ impl Area {
         let pos_max = finite.clone().fold(0.0f64, |m, &v| m.max(v));
         let neg_max = finite.fold(0.0f64, |m, &v| m.max(-v));
         let cells = area.saturating_sub(text_w + 1);
-        let (neg_cells, pos_cells) = if neg_max > 0.0 && cells >= 2 {
-            // One cell for the axis; the rest shared in proportion, each side at least one.
-            let sides = cells - 1;
-            let neg = ((sides as f64) * neg_max / (neg_max + pos_max)).round() as usize;
-            let neg = if pos_max > 0.0 {
-                neg.clamp(1, sides.saturating_sub(1).max(1))
-            } else {
-                sides
-            };
-            (neg, sides - neg)
+        let sides = if neg_max > 0.0 && cells >= 2 {
+            // One cell for the axis, the rest shared.
+            split(cells - 1, neg_max, pos_max)
         } else {
-            (0, cells)
+            split(cells, 0.0, pos_max)
         };
         Area {
             start,
             text_w,
-            neg_cells,
-            pos_cells,
-            neg_max,
-            pos_max,
+            neg_cells: sides.neg_cells,
+            pos_cells: sides.pos_cells,
+            neg_full: sides.neg_full,
+            pos_full: sides.pos_full,
         }
     }
 
@@ -156,7 +151,7 @@ impl Area {
         if axis {
             let mut left = String::new();
             if let Some(v) = value.filter(|v| *v < 0.0) {
-                let halves = scaled(-v, self.neg_max, self.neg_cells * 2);
+                let halves = scaled(-v, self.neg_full, self.neg_cells * 2);
                 let (full, half) = (halves / 2, halves % 2);
                 left.push_str(&" ".repeat(self.neg_cells - full - half));
                 line.plain(&left);
@@ -171,7 +166,7 @@ impl Area {
         }
         let mut drawn = 0;
         if let Some(v) = value.filter(|v| *v > 0.0) {
-            let eighths = scaled(v, self.pos_max, self.pos_cells * 8);
+            let eighths = scaled(v, self.pos_full, self.pos_cells * 8);
             let (full, part) = (eighths / 8, eighths % 8);
             let mut bar = "█".repeat(full);
             if part > 0 {
@@ -208,4 +203,72 @@ pub(super) fn scaled(v: f64, max: f64, steps: usize) -> usize {
     }
     let s = (v / max * steps as f64).round() as usize;
     s.clamp(1, steps)
+}
+
+/// Cells (or rows) shared between values below zero and above it, on one scale.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) struct Split {
+    /// Cells for the values below zero.
+    pub(super) neg_cells: usize,
+    /// Cells for the values above zero.
+    pub(super) pos_cells: usize,
+    /// The magnitude all of `neg_cells` stands for.
+    pub(super) neg_full: f64,
+    /// The magnitude all of `pos_cells` stands for.
+    pub(super) pos_full: f64,
+}
+
+/// `total` cells shared between the side below zero (largest magnitude `neg`) and the side
+/// above it (`pos`), each side with a value getting at least one cell (all go below zero
+/// when there is only one), with one scale for both: a cell stands for the same value on
+/// either side, as small a value as the split allows.
+///
+/// ```text
+/// a cell is worth  max(neg / neg_cells, pos / pos_cells),  pos_cells = total - neg_cells
+/// the first falls and the second grows with neg_cells: the least is where they cross,
+///   neg_cells = total * neg / (neg + pos)  ->  its floor or its ceiling (the ceiling on a tie)
+/// the side worth more per cell fills its cells; the other's full length is worth
+///   its cells times that (a part of a cell is left over on that side)
+/// ```
+pub(super) fn split(total: usize, neg: f64, pos: f64) -> Split {
+    // (NaN is taken as zero.)
+    let pos = if pos > 0.0 { pos } else { 0.0 };
+    let neg = if neg > 0.0 { neg } else { 0.0 };
+    if neg == 0.0 || total == 0 {
+        return Split {
+            neg_cells: 0,
+            pos_cells: total,
+            neg_full: 0.0,
+            pos_full: pos,
+        };
+    }
+    if pos == 0.0 || total == 1 {
+        return Split {
+            neg_cells: total,
+            pos_cells: 0,
+            neg_full: neg,
+            pos_full: 0.0,
+        };
+    }
+    let worth = |n: usize| (neg / n as f64).max(pos / (total - n) as f64);
+    let cross = total as f64 * neg / (neg + pos);
+    let floor = (cross.floor() as usize).clamp(1, total - 1);
+    let ceil = (cross.ceil() as usize).clamp(1, total - 1);
+    let n = if worth(ceil) <= worth(floor) {
+        ceil
+    } else {
+        floor
+    };
+    let (neg_cells, pos_cells) = (n, total - n);
+    let (neg_full, pos_full) = if neg / neg_cells as f64 >= pos / pos_cells as f64 {
+        (neg, neg / neg_cells as f64 * pos_cells as f64)
+    } else {
+        (pos / pos_cells as f64 * neg_cells as f64, pos)
+    };
+    Split {
+        neg_cells,
+        pos_cells,
+        neg_full,
+        pos_full,
+    }
 }

@@ -27,9 +27,11 @@
 //!
 //! Heights are in eighths of a row (`▁▂▃▄▅▆▇█`), scaled to the largest value of the panel;
 //! a value above zero always shows at least one eighth. Negative values grow down from the
-//! zero line in half rows (`▀`); the value axis marks the top row (the largest value, `0`
-//! when every value is below zero), the first row below zero (`0`) and the bottom row (the
-//! smallest); the time axis' corner says `0` only when it is the zero line (no value of the
+//! zero line in half rows (`▀`), on the same scale as those above it (the rows are shared
+//! by [`super::bars::split`], as bars share their cells); the value axis marks the row the
+//! largest value reaches (the top row, but for part of a row left over; `0` when every
+//! value is below zero), the first row below zero (`0`) and the row the smallest reaches
+//! (the bottom row, but for part of a row); the time axis' corner says `0` only when it is the zero line (no value of the
 //! last panel below zero). Rows with a null bucket are counted in the title, not
 //! drawn. Labels are placed where `time(t, step)` starts a step, for the smallest round step
 //! whose labels do not touch.
@@ -37,7 +39,7 @@
 use ndq_query::{ColumnRole, Value};
 use unicode_width::UnicodeWidthStr as _;
 
-use super::bars::scaled;
+use super::bars::{scaled, split};
 use super::{Line, SERIES, Series, Spec, Table, cut, merge_word, num};
 use crate::output::color::Palette;
 
@@ -308,20 +310,9 @@ fn panel(lines: &mut Vec<Line>, p: &Panel, g: Geometry, style: &'static str) {
     let (hi_label, lo_label) = &p.labels;
     let values = &p.values;
     let neg = lo < 0.0;
-    // Rows above and below the zero line, in proportion, each side at least one.
-    let (up, down) = if neg && g.rows >= 2 {
-        let down = ((g.rows as f64) * -lo / (hi - lo)).round() as usize;
-        let down = if hi > 0.0 {
-            down.clamp(1, g.rows - 1)
-        } else {
-            g.rows
-        };
-        (g.rows - down, down)
-    } else if neg {
-        (0, g.rows)
-    } else {
-        (g.rows, 0)
-    };
+    // Rows above and below the zero line, on one scale for both.
+    let sides = split(g.rows, -lo, hi);
+    let (up, down) = (sides.pos_cells, sides.neg_cells);
     let bar_w = if g.cell_w >= 3 {
         g.cell_w - 1
     } else {
@@ -329,18 +320,25 @@ fn panel(lines: &mut Vec<Line>, p: &Panel, g: Geometry, style: &'static str) {
     };
     let heights: Vec<usize> = values
         .iter()
-        .map(|v| v.map_or(0, |v| scaled(v, hi, up * 8)))
+        .map(|v| v.map_or(0, |v| scaled(v, sides.pos_full, up * 8)))
         .collect();
     let depths: Vec<usize> = values
         .iter()
-        .map(|v| v.map_or(0, |v| scaled(-v, -lo, down * 2)))
+        .map(|v| v.map_or(0, |v| scaled(-v, sides.neg_full, down * 2)))
         .collect();
+    // The side not filled by its largest value has part of a row to spare: the extremes'
+    // labels go on the rows their columns reach (the top row, the bottom row otherwise).
+    let reach = heights.iter().max().map_or(0, |h| h.div_ceil(8)).min(up);
+    let top = if reach == 0 { 0 } else { up - reach };
+    let bottom = (up + depths.iter().max().map_or(0, |d| d.div_ceil(2)))
+        .saturating_sub(1)
+        .max(up);
     for row in 0..up + down {
         let mut line = Line::new(g.width);
         let (label, mark) = match row {
-            // The top row's top edge: the largest value, zero when none is above it.
-            0 => (hi_label.as_str(), '┤'),
-            r if neg && r + 1 == up + down => (lo_label.as_str(), '┤'),
+            // The largest value's row; zero when none is above it.
+            r if r == top => (hi_label.as_str(), '┤'),
+            r if neg && r == bottom => (lo_label.as_str(), '┤'),
             // The row whose top edge is zero, as the top row's is the largest value.
             r if neg && r == up && up > 0 => ("0", '┤'),
             _ => ("", '│'),

@@ -106,14 +106,15 @@ fn negatives_grow_left_of_an_axis_and_nulls_have_no_bar() {
     let chart = draw(q, &rows, 30, 10);
     let lines: Vec<&str> = chart.lines().collect();
     // Area 25: the values 2 wide and a space, 22 cells = 11 left of the axis, 10 right
-    // (the magnitudes are equal: half each, the rounding to the left); values right-aligned.
+    // (the magnitudes are equal: half each, the odd cell to the left, left over); values
+    // right-aligned.
     assert_eq!(
         lines[1],
         format!("up   {}│{}  4", " ".repeat(11), "█".repeat(10))
     );
     assert_eq!(
         lines[2],
-        format!("down {}│{}-4", "█".repeat(11), " ".repeat(11))
+        format!("down  {}│{}-4", "█".repeat(10), " ".repeat(11))
     );
     let rows = vec![vec![s("up"), n("4")], vec![s("none"), Value::Null]];
     let chart = draw(q, &rows, 30, 10);
@@ -446,23 +447,86 @@ fn value_labels(chart: &str) -> Vec<String> {
 fn the_value_axis_labels_zero_where_zero_is() {
     let q = "select time(1m), sum(v) group by 1";
     let rows = minutes(&[(0, "8"), (1, "-8"), (2, "4"), (3, "-4")]);
-    let labels = value_labels(&draw(q, &rows, 30, 10));
-    assert_eq!(labels.first().map(String::as_str), Some("8"), "{labels:?}");
-    assert!(labels.contains(&"0".to_string()), "{labels:?}");
-    assert_eq!(labels[labels.len() - 2], "-8", "{labels:?}");
+    let chart = draw(q, &rows, 30, 10);
+    let labels = value_labels(&chart);
+    let named: Vec<&str> = labels
+        .iter()
+        .map(String::as_str)
+        .filter(|l| !l.is_empty())
+        .collect();
+    assert_eq!(named, ["8", "0", "-8"], "{chart}");
+    assert_eq!(labels.first().map(String::as_str), Some("8"), "{chart}");
     assert_eq!(
         labels.last().map(String::as_str),
         Some(""),
-        "the bottom is not 0"
+        "the bottom is not 0:\n{chart}"
     );
     // Only negative values: zero is the top.
     let rows = minutes(&[(0, "-1"), (1, "-5"), (2, "-2"), (3, "-10")]);
     let chart = draw(q, &rows, 30, 10);
     let labels = value_labels(&chart);
+    let named: Vec<&str> = labels
+        .iter()
+        .map(String::as_str)
+        .filter(|l| !l.is_empty())
+        .collect();
+    assert_eq!(named, ["0", "-10"], "{chart}");
     assert_eq!(labels.first().map(String::as_str), Some("0"), "{chart}");
-    assert_eq!(labels[labels.len() - 2], "-10", "{chart}");
     assert_eq!(labels.last().map(String::as_str), Some(""), "{chart}");
     // No value below zero: the corner is the zero line.
     let chart = draw(q, &minutes(&[(0, "3"), (1, "5")]), 30, 10);
     assert_eq!(value_labels(&chart).last().map(String::as_str), Some("0"));
+}
+
+#[test]
+fn both_signs_are_drawn_on_one_scale() {
+    // Histogram: +8 and -8 reach as many rows, whatever the height (8 and -8 each fill
+    // their rows: whole rows up, whole half rows down).
+    let q = "select time(1m), sum(v) group by 1";
+    let rows = minutes(&[(0, "8"), (1, "-8"), (2, "4"), (3, "-4")]);
+    for height in 8..16 {
+        let chart = draw(q, &rows, 30, height);
+        // The gutter holds "-8": the plot starts at 4.
+        let cells = plot(&chart, 4);
+        let filled = |col: usize| {
+            cells
+                .iter()
+                .filter(|l| l.chars().nth(col).is_some_and(|c| c != ' '))
+                .count()
+        };
+        // Buckets 6 cells wide (5 drawn): +8 at 0, -8 at 6, +4 at 12, -4 at 18.
+        assert_eq!(filled(0), filled(6), "height {height}:\n{chart}");
+        assert_eq!(filled(12), filled(18), "height {height}:\n{chart}");
+    }
+    // Bars: the smallest value below zero gets the smallest mark below zero, as the
+    // smallest above zero gets an eighth.
+    let q = "select k, sum(v) group by k";
+    for (big, small) in [("100", "-1"), ("1e30", "-1e-30")] {
+        let rows = vec![vec![s("p"), n(big)], vec![s("n"), n(small)]];
+        let chart = draw(q, &rows, 40, 10);
+        let lines: Vec<&str> = chart.lines().collect();
+        assert!(lines[2].starts_with("n ▐│"), "{chart}");
+        assert!(lines[1].starts_with("p  │█"), "{chart}");
+    }
+    // -30 next to 100: 30% of the cells 100 fills, in half cells.
+    let rows = vec![vec![s("p"), n("100")], vec![s("n"), n("-30")]];
+    let chart = draw(q, &rows, 40, 10);
+    let lines: Vec<&str> = chart.lines().collect();
+    let full = lines[1].matches('█').count();
+    let neg: String = lines[2].chars().skip(2).take_while(|&c| c != '│').collect();
+    let halves = neg.matches('█').count() * 2 + neg.matches('▐').count();
+    assert_eq!(
+        halves,
+        (full as f64 * 0.3 * 2.0).round() as usize,
+        "{chart}"
+    );
+    // Equal magnitudes, equal bars.
+    let rows = vec![vec![s("p"), n("7")], vec![s("n"), n("-7")]];
+    let chart = draw(q, &rows, 41, 10);
+    let lines: Vec<&str> = chart.lines().collect();
+    assert_eq!(
+        lines[1].matches('█').count(),
+        lines[2].matches('█').count(),
+        "{chart}"
+    );
 }
