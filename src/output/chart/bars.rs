@@ -1,5 +1,5 @@
 //! Horizontal bars: a header line, then one line per row (as many as the height allows, the
-//! last line saying how many more there are).
+//! last lines saying how many more rows there are and how many columns were left out).
 //!
 //! ```text
 //! label (≤ a third of the width, cut with …) | column 1's area | 2 spaces | column 2's area ...
@@ -13,8 +13,13 @@
 //! from it in half cells (`▐`, the only right-aligned partial block; a value below zero
 //! always gets at least one), and the values are right-aligned after the area.
 //! Null gets no bar and is written `null`.
+//!
+//! The columns share the width equally; as many are drawn as can each hold their widest
+//! value, a space and a bar of one cell (three with an axis), the first always, and a last
+//! line says how many more are not drawn. A value is never cut: a lone column short of room
+//! writes its numbers shorter ([`super::within`]).
 
-use super::{Line, SERIES, Table, cut};
+use super::{Line, SERIES, Series, Table, cut, within};
 use unicode_width::UnicodeWidthStr as _;
 
 use crate::output::color::Palette;
@@ -48,15 +53,23 @@ pub(super) fn draw(
             .min(width / 3)
     };
     let start = if label_w > 0 { label_w + 1 } else { 0 };
-    let m = table.series.len();
     let rest = width - start;
-    let area = rest
-        .saturating_sub(2 * m.saturating_sub(1))
-        .checked_div(m)
-        .map_or(0, |a| a.max(1));
+    let area_of = |m: usize| {
+        rest.saturating_sub(2 * m.saturating_sub(1))
+            .checked_div(m)
+            .map_or(0, |a| a.max(1))
+    };
+    // As many columns as can each hold their widest value and a bar; the first one always.
+    let mut m = table.series.len();
+    while m > 1 && table.series[..m].iter().any(|s| need(s) > area_of(m)) {
+        m -= 1;
+    }
+    let left_out = table.series.len() - m;
+    let area = area_of(m);
     let layouts: Vec<Area> = table
         .series
         .iter()
+        .take(m)
         .enumerate()
         .map(|(s, series)| Area::new(series, start + s * (area + 2), area))
         .collect();
@@ -69,13 +82,20 @@ pub(super) fn draw(
         head.push(Some(Palette::HEADER), &cut(&series.name, area));
     }
     lines.push(head);
+    let not_drawn = (left_out > 0).then(|| format!("[{left_out} more not drawn: too few columns]"));
     if n == 0 {
         let mut line = Line::new(width);
         line.push(Some(Palette::NULL), "(no rows)");
         lines.push(line);
+        if let Some(note) = not_drawn {
+            let mut line = Line::new(width);
+            line.push(Some(Palette::NULL), &cut(&note, width));
+            lines.push(line);
+        }
         return lines;
     }
-    let room = height - 1;
+    // The last lines say what is left out: rows, then columns.
+    let room = height - 1 - usize::from(not_drawn.is_some());
     let shown = if n > room { room - 1 } else { n };
     for (r, label) in labels.iter().enumerate().take(shown) {
         let mut line = Line::new(width);
@@ -91,14 +111,38 @@ pub(super) fn draw(
         }
         lines.push(line);
     }
+    let mut notes = Vec::new();
     if shown < n {
-        let mut line = Line::new(width);
         let more = n - shown;
         let what = if more == 1 { "row" } else { "rows" };
-        line.push(Some(Palette::NULL), &format!("… {more} more {what}"));
+        notes.push(format!("… {more} more {what}"));
+    }
+    notes.extend(not_drawn);
+    for note in notes {
+        let mut line = Line::new(width);
+        line.push(Some(Palette::NULL), &cut(&note, width));
         lines.push(line);
     }
     lines
+}
+
+/// The widest of a column's values as written.
+fn widest(series: &Series) -> usize {
+    series.texts.iter().map(|t| t.width()).max().unwrap_or(0)
+}
+
+/// The bar cells a column needs at least: one, three with an axis (a cell each side).
+fn least_cells(series: &Series) -> usize {
+    if series.values.iter().flatten().any(|&v| v < 0.0) {
+        3
+    } else {
+        1
+    }
+}
+
+/// The area a column needs: its widest value, a space and its least bar.
+fn need(series: &Series) -> usize {
+    widest(series) + 1 + least_cells(series)
 }
 
 /// Where one numeric column is drawn.
@@ -117,14 +161,9 @@ struct Area {
 }
 
 impl Area {
-    fn new(series: &super::Series, start: usize, area: usize) -> Area {
-        let text_w = series
-            .texts
-            .iter()
-            .map(|t| t.width())
-            .max()
-            .unwrap_or(0)
-            .min(area);
+    fn new(series: &Series, start: usize, area: usize) -> Area {
+        // Short of room (a lone column in a narrow chart), the values are written shorter.
+        let text_w = widest(series).min(area.saturating_sub(1 + least_cells(series)).max(1));
         let finite = series.values.iter().flatten();
         let pos_max = finite.clone().fold(0.0f64, |m, &v| m.max(v));
         let neg_max = finite.fold(0.0f64, |m, &v| m.max(-v));
@@ -147,6 +186,7 @@ impl Area {
 
     /// Draw one value's bar and text.
     fn bar(&self, line: &mut Line, value: Option<f64>, text: &str, style: &'static str) {
+        let text = within(text, value, self.text_w);
         let axis = self.neg_cells > 0;
         if axis {
             let mut left = String::new();
@@ -180,7 +220,6 @@ impl Area {
         } else {
             None
         };
-        let text = cut(text, self.text_w);
         if axis {
             // Right-aligned after the whole area.
             let end = self.start + self.neg_cells + 1 + self.pos_cells + 1 + self.text_w;

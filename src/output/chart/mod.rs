@@ -321,6 +321,32 @@ fn num(f: f64) -> String {
     }
 }
 
+/// A value's `text` in at most `width` columns: as it is when it fits, else its number
+/// ([`num`], then with fewer and fewer digits in exponent form: `1.0013e5`, `1e5`), never
+/// cut into a different-looking number; only what has no number is cut with `…`.
+fn within(text: &str, value: Option<f64>, width: usize) -> Cow<'_, str> {
+    if text.width() <= width {
+        return Cow::Borrowed(text);
+    }
+    if let Some(f) = value.filter(|f| f.is_finite()) {
+        let shorter = std::iter::once(num(f)).chain((0..=4).rev().map(|digits| {
+            let s = format!("{f:.digits$e}");
+            match s.split_once('e') {
+                Some((m, e)) if m.contains('.') => {
+                    format!("{}e{e}", m.trim_end_matches('0').trim_end_matches('.'))
+                }
+                _ => s,
+            }
+        }));
+        for s in shorter {
+            if s.width() <= width {
+                return Cow::Owned(s);
+            }
+        }
+    }
+    Cow::Owned(cut(text, width))
+}
+
 /// `s` cut to `width` terminal columns, ending with `…` when cut.
 fn cut(s: &str, width: usize) -> String {
     if s.width() <= width {

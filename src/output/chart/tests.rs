@@ -530,3 +530,52 @@ fn both_signs_are_drawn_on_one_scale() {
         "{chart}"
     );
 }
+
+#[test]
+fn bar_columns_that_do_not_fit_are_left_out_and_counted() {
+    let q = "select k, sum(a), sum(b), sum(c), sum(d), sum(e), sum(f), sum(g), sum(h) group by k";
+    let row = |k: &str, v: &str| {
+        let mut row = vec![s(k)];
+        row.extend((0..8).map(|_| n(v)));
+        row
+    };
+    let rows = vec![row("a", "100129.4403"), row("b", "3")];
+    let chart = draw(q, &rows, 40, 10);
+    let lines: Vec<&str> = chart.lines().collect();
+    // Width 40: label 1 and a space; each column needs 11 for its widest value, a space
+    // and a cell: two columns of 18 (2 apart) fit, three of 11 do not.
+    assert_eq!(lines[0], "k sum(a)              sum(b)", "{chart}");
+    assert_eq!(
+        lines[1],
+        format!(
+            "a {} 100129.4403  {} 100129.4403",
+            "█".repeat(6),
+            "█".repeat(6)
+        ),
+        "{chart}"
+    );
+    assert_eq!(lines[2], format!("b ▏ 3{}▏ 3", " ".repeat(17)), "{chart}");
+    assert_eq!(lines[3], "[6 more not drawn: too few columns]", "{chart}");
+    assert_eq!(lines.len(), 4, "{chart}");
+    // With rows left out too: the rows, then the columns, on the last two lines.
+    let rows: Vec<_> = (0..20).map(|i| row(&format!("{}", i % 10), "1")).collect();
+    // (Width 30: six columns of 3, 2 apart.)
+    let chart = draw(q, &rows, 30, 8);
+    let lines: Vec<&str> = chart.lines().collect();
+    assert_eq!(lines.len(), 8, "{chart}");
+    assert_eq!(lines[1], "0 █ 1  █ 1  █ 1  █ 1  █ 1  █ 1", "{chart}");
+    assert_eq!(lines[6], "… 15 more rows", "{chart}");
+    assert_eq!(
+        lines[7], "[2 more not drawn: too few co…",
+        "cut to the width:\n{chart}"
+    );
+    // A lone column short of room for its value writes it shorter, not cut.
+    let q = "select k, sum(v) group by k";
+    let rows = vec![vec![s("abcdef"), n("-100129.4403")], vec![s("x"), n("5")]];
+    let chart = draw(q, &rows, 20, 10);
+    assert!(!chart.contains("100129.4"), "{chart}");
+    assert!(
+        chart.lines().nth(1).unwrap().ends_with(" -100129"),
+        "{chart}"
+    );
+}
