@@ -81,9 +81,25 @@ impl Failure {
 
 impl From<anyhow::Error> for Failure {
     fn from(e: anyhow::Error) -> Failure {
-        Failure::Runtime(e)
+        match e.downcast::<LateUsage>() {
+            Ok(LateUsage(message)) => Failure::usage(message),
+            Err(e) => Failure::Runtime(e),
+        }
     }
 }
+
+/// A usage error that only the rows can show (`-o chart` of rows with no number to draw),
+/// raised where only an [`anyhow::Error`] can go: it is still a usage error (exit 2).
+#[derive(Debug)]
+pub struct LateUsage(pub String);
+
+impl std::fmt::Display for LateUsage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for LateUsage {}
 
 /// Whether the error comes from writing into a closed pipe.
 fn is_broken_pipe(e: &anyhow::Error) -> bool {
@@ -102,6 +118,15 @@ mod tests {
         assert_eq!(ExitCode::Ok as u8, 0);
         assert_eq!(ExitCode::Runtime as u8, 1);
         assert_eq!(ExitCode::Usage as u8, 2);
+    }
+
+    #[test]
+    fn a_chart_refused_after_reading_is_still_a_usage_error() {
+        let e = anyhow::Error::new(LateUsage("nothing to measure".into())).context("drawing");
+        match Failure::from(e) {
+            Failure::Usage(messages) => assert_eq!(messages, ["nothing to measure"]),
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]

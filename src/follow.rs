@@ -144,7 +144,7 @@ pub fn run(config: &Config, follow: &Follow, plan: &Plan) -> Result<(), Failure>
             if live_table && Instant::now() >= next_draw {
                 if feed.changed() || screen.first {
                     let mut frame = Vec::new();
-                    feed.rows_so_far(&mut frame);
+                    feed.rows_so_far(&mut frame)?;
                     screen.draw(feed.out(), &frame)?;
                 }
                 next_draw = Instant::now() + follow.every;
@@ -160,7 +160,7 @@ pub fn run(config: &Config, follow: &Follow, plan: &Plan) -> Result<(), Failure>
         }
         if collects {
             let mut rows = Vec::new();
-            feed.rows_so_far(&mut rows);
+            feed.rows_so_far(&mut rows)?;
             screen.finish(feed.out(), &rows)?;
         }
         feed.out().flush()?;

@@ -46,6 +46,35 @@ fn chart_refuses_what_is_not_an_aggregation() {
     );
 }
 
+#[test]
+fn chart_refuses_rows_with_no_number_to_draw() {
+    let s = sample();
+    for query in [
+        "select @l, max(@t) group by @l",
+        "select @l, min(Message) group by @l",
+        "select time(1s), avg(Elapsed) > 300 as slow group by 1",
+    ] {
+        let run = ndq(&["-o", "chart", query]).path(&s).run();
+        assert_eq!(run.code(), Some(2), "{query}{run}");
+        assert!(run.output.stdout.is_empty(), "{query}{run}");
+        let err = run.stderr().to_string();
+        assert!(
+            err.starts_with(
+                "ndq: error: -o chart draws the rows of an aggregation: a bar per group"
+            ),
+            "{query}{run}"
+        );
+        assert!(err.contains("with nothing to measure"), "{query}{run}");
+        assert_eq!(err.lines().count(), 1, "{query}{run}");
+    }
+    // No rows at all: nothing to refuse.
+    let run = ndq(&["-o", "chart", "select @l, max(@t) where false group by @l"])
+        .path(&s)
+        .run();
+    assert_eq!(run.code(), Some(0), "{run}");
+    assert_eq!(run.stdout(), "@l max(@t)\n(no rows)\n", "{run}");
+}
+
 /// Every line of `out` at most `width` columns, at most `height` lines.
 fn assert_fits(out: &str, width: usize, height: usize) {
     assert!(

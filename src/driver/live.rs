@@ -8,7 +8,7 @@
 //!     feed.block(new_complete_lines, input_index, name, &mut line)?;   // as often as needed
 //!     feed.out().flush()?;
 //!     let mut frame = Vec::new();
-//!     feed.rows_so_far(&mut frame);      // a collecting query: its rows for what was fed
+//!     feed.rows_so_far(&mut frame)?;     // a collecting query: its rows for what was fed
 //!     Ok(())
 //! })?
 //! ```
@@ -40,8 +40,9 @@ pub trait Feed {
     /// Whether rows were produced or merged since the last [`Feed::rows_so_far`].
     fn changed(&self) -> bool;
     /// A collecting query's rows over everything fed so far, formatted (the running
-    /// accumulator is left as it is: a clone of it is finished).
-    fn rows_so_far(&mut self, out: &mut Vec<u8>);
+    /// accumulator is left as it is: a clone of it is finished). An error when the rows
+    /// cannot be written in the format (a chart with no number to draw).
+    fn rows_so_far(&mut self, out: &mut Vec<u8>) -> anyhow::Result<()>;
     /// Counts so far.
     fn stats(&self) -> Stats;
 }
@@ -130,19 +131,20 @@ where
         self.shown != Some((s.rows, s.hits))
     }
 
-    fn rows_so_far(&mut self, out: &mut Vec<u8>) {
+    fn rows_so_far(&mut self, out: &mut Vec<u8>) -> anyhow::Result<()> {
         let drove = &self.driver.drove;
         self.shown = Some((drove.stats.rows, drove.stats.hits));
         match self.driver.facts.mode {
             Mode::Collect => {
                 let acc = drove.acc.clone().unwrap_or_else(|| self.plan.accumulator());
-                write_collected(self.plan, &self.view, acc, out);
+                write_collected(self.plan, &self.view, acc, out)?;
             }
             Mode::Table => {
                 self.view.write_all(&drove.table, out);
             }
             Mode::Lines | Mode::Stream | Mode::Parts => {}
         }
+        Ok(())
     }
 
     fn stats(&self) -> Stats {

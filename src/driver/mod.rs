@@ -269,7 +269,8 @@ pub fn run(
         Mode::Collect => {
             let acc = drove.acc.unwrap_or_else(|| plan.accumulator());
             // The groups are finished partition by partition on the pool.
-            pool(opts.threads.max(1))?.install(|| write_collected(plan, &writer, acc, &mut tail));
+            pool(opts.threads.max(1))?
+                .install(|| write_collected(plan, &writer, acc, &mut tail))?;
         }
         Mode::Table => writer.write_all(&drove.table, &mut tail),
         Mode::Lines | Mode::Stream | Mode::Parts => {}
@@ -279,8 +280,14 @@ pub fn run(
     Ok(drove.stats)
 }
 
-/// A collecting query's rows: `plan.finish(acc)`, written in `format` to `out`.
-fn write_collected(plan: &Plan, writer: &RowWriter, acc: Accumulator, out: &mut Vec<u8>) {
+/// A collecting query's rows: `plan.finish(acc)`, written in `format` to `out`; rows a
+/// chart cannot draw are a usage error ([`crate::exit::LateUsage`]), with nothing written.
+fn write_collected(
+    plan: &Plan,
+    writer: &RowWriter,
+    acc: Accumulator,
+    out: &mut Vec<u8>,
+) -> anyhow::Result<()> {
     let rows = plan.finish(acc);
     if plan.lines() {
         // `select * ... order by`: each row is a whole line, written unchanged.
@@ -290,8 +297,10 @@ fn write_collected(plan: &Plan, writer: &RowWriter, acc: Accumulator, out: &mut 
             }
         }
     } else {
+        writer.measurable(&rows).map_err(crate::exit::LateUsage)?;
         writer.write_all(&rows, out);
     }
+    Ok(())
 }
 
 /// How results come out.

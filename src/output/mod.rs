@@ -198,6 +198,15 @@ impl RowWriter {
         }
     }
 
+    /// Whether `rows` can be written: always, but for a chart of rows with no number to
+    /// draw ([`chart::measurable`]); the error is a usage error.
+    pub fn measurable(&self, rows: &[Vec<Value<'_>>]) -> Result<(), String> {
+        match self.format {
+            Format::Chart => chart::measurable(&self.columns, rows, &self.chart),
+            _ => Ok(()),
+        }
+    }
+
     /// For the formats that render all rows at once (table, chart): render `rows` into
     /// `out` and say so; false for the others, which write nothing here.
     fn render_whole(&self, rows: &[Vec<Value<'_>>], out: &mut Vec<u8>) -> bool {

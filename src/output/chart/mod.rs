@@ -140,11 +140,15 @@ impl Spec {
     }
 }
 
-/// Whether `plan`'s rows can be drawn; the error (a usage error) says which can.
+/// What a refusal says first: what can be drawn.
+const WHICH: &str = "-o chart draws the rows of an aggregation: a bar per group \
+    (select @l, count(*) group by @l) or, over time() buckets, a histogram \
+    (select time(1m), count(*) group by 1)";
+
+/// Whether `plan`'s rows can be drawn, as far as the plan tells (which columns are
+/// aggregates, not whether their values are numbers: see [`measurable`]); the error (a
+/// usage error) says which can.
 pub fn check(plan: &Plan) -> Result<(), String> {
-    const WHICH: &str = "-o chart draws the rows of an aggregation: a bar per group \
-        (select @l, count(*) group by @l) or, over time() buckets, a histogram \
-        (select time(1m), count(*) group by 1)";
     if plan.lines() {
         return Err(format!(
             "{WHICH}; `select *` writes whole lines, which have no numbers to draw"
@@ -163,6 +167,19 @@ pub fn check(plan: &Plan) -> Result<(), String> {
         ));
     }
     Ok(())
+}
+
+/// Whether `rows` have something to draw: a column that is a number (or null) in every row,
+/// when there are rows. `max(@t)`, `min(Message)` or a comparison pass [`check`] but are
+/// not numbers; such rows are refused as a query of group keys alone is. The error (a usage
+/// error) says which rows can be drawn.
+pub fn measurable(columns: &[String], rows: &[Vec<Value<'_>>], spec: &Spec) -> Result<(), String> {
+    if rows.is_empty() || !Table::new(columns, rows, &spec.roles).series.is_empty() {
+        return Ok(());
+    }
+    Err(format!(
+        "{WHICH}; no column of this query's rows is a number, with nothing to measure"
+    ))
 }
 
 /// Draw `rows` (whose columns are named `columns`).
