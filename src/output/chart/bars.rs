@@ -12,7 +12,8 @@
 //! one scale for both sides, so equal magnitudes get equal bars): negative bars grow left
 //! from it in half cells (`▐`, the only right-aligned partial block; a value below zero
 //! always gets at least one), and the values are right-aligned after the area.
-//! Null gets no bar and is written `null`.
+//! Null gets no bar and is written `null`; a number beyond f64 (`1e400`) gets a whole bar
+//! ([`super::drawn`]) and is written as it is.
 //!
 //! The columns share the width equally; as many are drawn as can each hold their widest
 //! value, a space and a bar of one cell (three with an axis), the first always, and a last

@@ -214,7 +214,8 @@ struct Table {
 struct Series {
     name: String,
     role: Option<ColumnRole>,
-    /// Each row's value (`None`: null, or a number beyond f64).
+    /// Each row's value as drawn (`None`: null; a number beyond f64 as large as the
+    /// column's largest, [`drawn`]).
     values: Vec<Option<f64>>,
     /// Each row's value as written (shortened when long, [`short`]).
     texts: Vec<String>,
@@ -244,7 +245,7 @@ impl Table {
                 labels.push(i);
                 continue;
             }
-            let values = cells.clone().map(number).collect();
+            let values = drawn(cells.clone().map(magnitude).collect());
             let texts = cells
                 .map(|v| match text(v) {
                     None => "null".to_string(),
@@ -288,6 +289,33 @@ fn number(v: &Value<'_>) -> Option<f64> {
         _ => return None,
     };
     f.is_finite().then_some(f)
+}
+
+/// A number's value for its bar: as [`number`], but a number beyond f64 (`1e400`) is
+/// infinite rather than none.
+fn magnitude(v: &Value<'_>) -> Option<f64> {
+    match v {
+        Value::RawNumber(t) => t.parse::<f64>().ok().filter(|f| !f.is_nan()),
+        _ => number(v),
+    }
+}
+
+/// A column's values as drawn: an infinite value is the largest of its column, so it gets
+/// a whole bar, as long as the largest finite magnitude's (or a whole bar alone); its text
+/// still says what it is.
+fn drawn(mut values: Vec<Option<f64>>) -> Vec<Option<f64>> {
+    let largest = values
+        .iter()
+        .flatten()
+        .filter(|f| f.is_finite())
+        .fold(0.0f64, |m, f| m.max(f.abs()));
+    let full = if largest > 0.0 { largest } else { 1.0 };
+    for v in values.iter_mut().flatten() {
+        if v.is_infinite() {
+            *v = full.copysign(*v);
+        }
+    }
+    values
 }
 
 /// The widest text a value is written with before it is shortened.

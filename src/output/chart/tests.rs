@@ -579,3 +579,38 @@ fn bar_columns_that_do_not_fit_are_left_out_and_counted() {
         "{chart}"
     );
 }
+
+#[test]
+fn a_number_beyond_f64_gets_a_whole_bar() {
+    let q = "select k, max(v) group by k";
+    let rows = vec![
+        vec![s("a"), n("5")],
+        vec![s("h"), n("1e400")],
+        vec![s("z"), n("2.5")],
+        vec![s("x"), Value::Null],
+    ];
+    let chart = draw(q, &rows, 40, 10);
+    let lines: Vec<&str> = chart.lines().collect();
+    // Width 40: label 1 and a space, values 5 wide and a space: 32 cells.
+    assert_eq!(lines[2], format!("h {} 1e400", "█".repeat(32)), "{chart}");
+    assert_eq!(lines[1], format!("a {} 5", "█".repeat(32)), "{chart}");
+    assert_eq!(lines[3], format!("z {} 2.5", "█".repeat(16)), "{chart}");
+    assert_eq!(lines[4], "x null", "{chart}");
+    // Alone, and below zero.
+    let rows = vec![vec![s("h"), n("-1e400")], vec![s("z"), n("0")]];
+    let chart = draw(q, &rows, 40, 10);
+    let lines: Vec<&str> = chart.lines().collect();
+    assert!(
+        lines[1].starts_with(&format!("h {}│", "█".repeat(30))),
+        "{chart}"
+    );
+    assert!(lines[1].ends_with("-1e400"), "{chart}");
+    // In a histogram, its column is the tallest.
+    let q = "select time(1m), max(v) group by 1";
+    let chart = draw(q, &minutes(&[(0, "3"), (1, "1e400")]), 40, 8);
+    let cells = plot(&chart, 3);
+    assert!(
+        cells.iter().all(|l| l.chars().nth(8) == Some('█')),
+        "{chart}"
+    );
+}
