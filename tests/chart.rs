@@ -9,6 +9,21 @@ use unicode_width::UnicodeWidthStr as _;
 
 use crate::util::{Fixture, ndq, poll, sample};
 
+/// `ndq -o chart QUERY INPUT`, which must be refused as a usage error (exit 2, nothing on
+/// stdout, the message saying what can be drawn): its stderr.
+#[track_caller]
+fn refused(query: &str, input: &Path) -> String {
+    let run = ndq(&["-o", "chart", query]).path(input).run();
+    assert_eq!(run.code(), Some(2), "{query}{run}");
+    assert!(run.output.stdout.is_empty(), "{query}{run}");
+    let err = run.stderr().to_string();
+    assert!(
+        err.starts_with("ndq: error: -o chart draws the rows of an aggregation: a bar per group"),
+        "{query}{run}"
+    );
+    err
+}
+
 #[test]
 fn chart_refuses_what_is_not_an_aggregation() {
     let s = sample();
@@ -20,19 +35,10 @@ fn chart_refuses_what_is_not_an_aggregation() {
         "select distinct @l",
         "select @l group by @l",
     ] {
-        let run = ndq(&["-o", "chart", query]).path(&s).run();
-        assert_eq!(run.code(), Some(2), "{query}{run}");
-        assert!(run.output.stdout.is_empty(), "{query}{run}");
-        let err = run.stderr().to_string();
-        assert!(
-            err.starts_with(
-                "ndq: error: -o chart draws the rows of an aggregation: a bar per group"
-            ),
-            "{query}{run}"
-        );
+        let err = refused(query, &s);
         assert!(
             err.contains("select time(1m), count(*) group by 1"),
-            "{run}"
+            "{err}"
         );
     }
     // Before following anything.
@@ -54,18 +60,9 @@ fn chart_refuses_rows_with_no_number_to_draw() {
         "select @l, min(Message) group by @l",
         "select time(1s), avg(Elapsed) > 300 as slow group by 1",
     ] {
-        let run = ndq(&["-o", "chart", query]).path(&s).run();
-        assert_eq!(run.code(), Some(2), "{query}{run}");
-        assert!(run.output.stdout.is_empty(), "{query}{run}");
-        let err = run.stderr().to_string();
-        assert!(
-            err.starts_with(
-                "ndq: error: -o chart draws the rows of an aggregation: a bar per group"
-            ),
-            "{query}{run}"
-        );
-        assert!(err.contains("with nothing to measure"), "{query}{run}");
-        assert_eq!(err.lines().count(), 1, "{query}{run}");
+        let err = refused(query, &s);
+        assert!(err.contains("with nothing to measure"), "{query}: {err}");
+        assert_eq!(err.lines().count(), 1, "{query}: {err}");
     }
     // No rows at all: nothing to refuse.
     let run = ndq(&["-o", "chart", "select @l, max(@t) where false group by @l"])

@@ -434,6 +434,15 @@ fn negative_buckets_grow_down_from_a_marked_zero() {
     );
 }
 
+/// The labels that say something (not blank), in order.
+fn named_labels(labels: &[String]) -> Vec<&str> {
+    labels
+        .iter()
+        .map(String::as_str)
+        .filter(|l| !l.is_empty())
+        .collect()
+}
+
 /// The value axis' labels of a histogram, top to bottom, with the time axis' corner last.
 fn value_labels(chart: &str) -> Vec<String> {
     chart
@@ -449,11 +458,7 @@ fn the_value_axis_labels_zero_where_zero_is() {
     let rows = minutes(&[(0, "8"), (1, "-8"), (2, "4"), (3, "-4")]);
     let chart = draw(q, &rows, 30, 10);
     let labels = value_labels(&chart);
-    let named: Vec<&str> = labels
-        .iter()
-        .map(String::as_str)
-        .filter(|l| !l.is_empty())
-        .collect();
+    let named = named_labels(&labels);
     assert_eq!(named, ["8", "0", "-8"], "{chart}");
     assert_eq!(labels.first().map(String::as_str), Some("8"), "{chart}");
     assert_eq!(
@@ -465,11 +470,7 @@ fn the_value_axis_labels_zero_where_zero_is() {
     let rows = minutes(&[(0, "-1"), (1, "-5"), (2, "-2"), (3, "-10")]);
     let chart = draw(q, &rows, 30, 10);
     let labels = value_labels(&chart);
-    let named: Vec<&str> = labels
-        .iter()
-        .map(String::as_str)
-        .filter(|l| !l.is_empty())
-        .collect();
+    let named = named_labels(&labels);
     assert_eq!(named, ["0", "-10"], "{chart}");
     assert_eq!(labels.first().map(String::as_str), Some("0"), "{chart}");
     assert_eq!(labels.last().map(String::as_str), Some(""), "{chart}");
