@@ -318,10 +318,10 @@ impl Blocks {
     pub fn start(input: &Input, cap: usize, whole: bool) -> io::Result<Blocks> {
         let consumed = Arc::new(AtomicU64::new(0));
         let producer = match &input.source {
-            Source::Stdin => Producer::Read(Box::new(Counting {
+            Source::Stdin => Producer::Read(Box::new(Sniffed::new(Counting {
                 inner: io::stdin(),
                 count: consumed.clone(),
-            })),
+            }))),
             Source::Mapped(path) => Producer::Read(Box::new(Counting {
                 inner: File::open(path)?,
                 count: consumed.clone(),
@@ -443,6 +443,67 @@ fn rewound(file: &File, rewind: bool) -> io::Result<File> {
         f.seek(SeekFrom::Start(0))?;
     }
     Ok(f)
+}
+
+/// Standard input, decompressed when it starts as gzip or zstd data does (`cat app.log.gz |
+/// ndq ...`): a line of JSON never starts with those bytes. Decided on the first read, from
+/// as few bytes as tell (one, for nearly every line of JSON), so a line that arrives alone
+/// on a slow pipe is not held back.
+struct Sniffed<R> {
+    raw: Option<R>,
+    decoded: Option<Box<dyn Read + Send>>,
+}
+
+impl<R: Read + Send + 'static> Sniffed<R> {
+    fn new(raw: R) -> Sniffed<R> {
+        Sniffed {
+            raw: Some(raw),
+            decoded: None,
+        }
+    }
+}
+
+/// What the first bytes of a stream say it is, or `None` while more are needed.
+fn sniff(head: &[u8]) -> Option<Codec> {
+    let zstd_start = |b: u8| b == 0x28 || b & 0xf0 == 0x50;
+    match head {
+        [] => None,
+        [0x1f] => None,
+        [0x1f, 0x8b, ..] => Some(Codec::Gzip),
+        [b, ..] if zstd_start(*b) && head.len() < 4 => None,
+        [0x28, 0xb5, 0x2f, 0xfd, ..] => Some(Codec::Zstd),
+        [b0, 0x2a, 0x4d, 0x18, ..] if b0 & 0xf0 == 0x50 => Some(Codec::Zstd),
+        _ => Some(Codec::Plain),
+    }
+}
+
+impl<R: Read + Send + 'static> Read for Sniffed<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if let Some(decoded) = &mut self.decoded {
+            return decoded.read(buf);
+        }
+        let Some(mut raw) = self.raw.take() else {
+            return Ok(0);
+        };
+        let mut head = Vec::with_capacity(4);
+        let codec = loop {
+            if let Some(codec) = sniff(&head) {
+                break codec;
+            }
+            let mut byte = [0];
+            if raw.read(&mut byte)? == 0 {
+                break Codec::Plain;
+            }
+            head.push(byte[0]);
+        };
+        let stream = io::Cursor::new(head).chain(raw);
+        let decoded = self.decoded.insert(match codec {
+            Codec::Plain => Box::new(stream),
+            Codec::Gzip => gunzip(stream),
+            Codec::Zstd => Box::new(unzstd(stream)?),
+        });
+        decoded.read(buf)
+    }
 }
 
 /// The largest zstd window read, as a power of two: 2 GiB, zstd's greatest (`zstd --long=31`).

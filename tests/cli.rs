@@ -529,6 +529,42 @@ fn padding_after_the_last_gzip_member_is_read_past_and_other_bytes_named() {
     }
 }
 
+/// Standard input that starts as gzip or zstd data is decompressed (`cat app.log.gz | ndq`);
+/// anything else is read as it is, a line starting with those bytes' first (`(`, `P`) being
+/// only a malformed line.
+#[test]
+fn compressed_standard_input_is_decompressed() {
+    let text = "{\"a\":1}\n{\"a\":2}\n";
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(text.as_bytes()).unwrap();
+    let gz = gz.finish().unwrap();
+    let zst = zstd::encode_all(text.as_bytes(), 1).unwrap();
+    let two_members = [&gz[..], &gz[..]].concat();
+    for (input, sum) in [(gz, "3"), (zst, "3"), (two_members, "6")] {
+        ndq(&["-o", "raw", "select sum(a)"])
+            .stdin(input)
+            .run()
+            .status(0)
+            .stdout_is(&format!("{sum}\n"));
+    }
+    for odd in ["(\n{\"a\":1}\n", "P\n{\"a\":1}\n", "\u{1f}\n{\"a\":1}\n"] {
+        let out = ndq(&["-o", "raw", "select sum(a)"]).stdin(odd).run();
+        out.status(0).stdout_is("1\n");
+        out.stderr_has("1 malformed line skipped (first at -:1:");
+    }
+    // Nothing at all, and a line too short to tell.
+    ndq(&["-o", "raw", "select count(*)"])
+        .stdin("")
+        .run()
+        .status(0)
+        .stdout_is("0\n");
+    ndq(&["-o", "raw", "select count(*)"])
+        .stdin("{}")
+        .run()
+        .status(0)
+        .stdout_is("1\n");
+}
+
 /// A `.gz` cut short (one still being written) gives every complete line before the cut,
 /// then the error: the same rows in every run, at any thread count, streamed or inflated
 /// whole.
