@@ -152,7 +152,7 @@ fn grid(
                 .map(|c| if c.is_control() { ' ' } else { c })
                 .collect();
             row.push(match (i, markdown) {
-                (0, false) => query,
+                (0, false) => cut(&query, QUERY_WIDTH),
                 (0, true) => markdown_code(&query),
                 _ => String::new(),
             });
@@ -160,6 +160,29 @@ fn grid(
         }
     }
     (header, align, rows)
+}
+
+/// Terminal columns of a query in the table (every row is as wide as the widest query):
+/// past it, the query is cut with `…` (the json report has it whole).
+const QUERY_WIDTH: usize = 200;
+
+/// `text` cut to `width` terminal columns, the last of them `…`, when it is wider.
+fn cut(text: &str, width: usize) -> String {
+    if UnicodeWidthStr::width(text) <= width {
+        return text.to_string();
+    }
+    let mut out = String::new();
+    let mut used = 0;
+    for c in text.chars() {
+        let w = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
+        if used + w >= width {
+            break;
+        }
+        out.push(c);
+        used += w;
+    }
+    out.push('…');
+    out
 }
 
 /// The aligned table for a terminal (also valid Markdown, without alignment colons).
@@ -377,6 +400,16 @@ mod tests {
 |    1 | serde  | 50.0 ms (+0 ns/-2.00 ms) |     40.0K/s |     400/s | 1.00% | 40.0 MB/s |    1.00x |                                                 |
 ";
         assert_eq!(table(&Setup::example(), &both_engines()), want);
+    }
+
+    #[test]
+    fn a_long_query_is_cut_in_the_table_only() {
+        let long = format!("select count(*) where a in ({})", "'x', ".repeat(100));
+        assert_eq!(UnicodeWidthStr::width(cut(&long, 60).as_str()), 60);
+        assert!(cut(&long, 60).ends_with('…'));
+        assert_eq!(cut("select 1", 60), "select 1");
+        // Wide characters count two columns, and none is split.
+        assert_eq!(cut("ab日本語", 6), "ab日…");
     }
 
     #[test]
