@@ -204,6 +204,10 @@ pub fn render(columns: &[String], rows: &[Vec<Value<'_>>], spec: &Spec, color: b
 struct Table {
     /// Indexes of the label columns (not numbers, or group keys).
     labels: Vec<usize>,
+    /// For each label column, the bytes left out of its texts: a time bucket's date when
+    /// every row has the same one (`2026-11-21T`), so that the label has room for the keys
+    /// after it; 0 for the others.
+    trims: Vec<usize>,
     /// The numeric columns.
     series: Vec<Series>,
     names: Vec<String>,
@@ -224,6 +228,7 @@ struct Series {
 impl Table {
     fn new(columns: &[String], rows: &[Vec<Value<'_>>], roles: &[ColumnRole]) -> Table {
         let mut labels = Vec::new();
+        let mut trims = Vec::new();
         let mut series = Vec::new();
         for (i, name) in columns.iter().enumerate() {
             let role = roles.get(i).copied();
@@ -243,6 +248,8 @@ impl Table {
                 && (numbers > 0 || matches!(role, Some(ColumnRole::Aggregate(_))));
             if !numeric {
                 labels.push(i);
+                let bucket = matches!(role, Some(ColumnRole::Bucket(_)));
+                trims.push(if bucket { common_date(cells) } else { 0 });
                 continue;
             }
             let values = drawn(cells.clone().map(magnitude).collect());
@@ -261,6 +268,7 @@ impl Table {
         }
         Table {
             labels,
+            trims,
             series,
             names: columns.to_vec(),
         }
@@ -271,13 +279,36 @@ impl Table {
         let parts: Vec<Cow<'_, str>> = self
             .labels
             .iter()
-            .map(|&i| match rows[r].get(i).and_then(text) {
+            .zip(&self.trims)
+            .map(|(&i, &trim)| match rows[r].get(i).and_then(text) {
                 None => Cow::Borrowed("null"),
-                Some(t) => Cow::Owned(super::table::visible(&t).into_owned()),
+                Some(t) => {
+                    let t = t.get(trim..).unwrap_or(&t);
+                    Cow::Owned(super::table::visible(t).into_owned())
+                }
             })
             .collect();
         parts.join(" ")
     }
+}
+
+/// The length of the date (`2026-11-21T`) that every time text of `cells` starts with, when
+/// they all have the same one (nulls aside); else 0.
+fn common_date<'v>(cells: impl Iterator<Item = &'v Value<'v>>) -> usize {
+    const DATE: usize = "2026-11-21T".len();
+    let mut first: Option<String> = None;
+    for v in cells {
+        let Some(t) = text(v) else { continue };
+        let Some(date) = t.get(..DATE).filter(|d| d.ends_with('T')) else {
+            return 0;
+        };
+        match &first {
+            None => first = Some(date.to_string()),
+            Some(f) if f == date => {}
+            Some(_) => return 0,
+        }
+    }
+    if first.is_some() { DATE } else { 0 }
 }
 
 /// A number's value, when it has one f64 can hold.

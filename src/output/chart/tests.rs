@@ -615,3 +615,38 @@ fn a_number_beyond_f64_gets_a_whole_bar() {
         "{chart}"
     );
 }
+
+/// A time bucket among several keys is labelled without its date when every row has the
+/// same one, so that the keys after it fit; rows of two dates keep theirs.
+#[test]
+fn a_bucket_among_keys_drops_a_date_all_rows_share() {
+    let q = "select time(1m), @l, count(*) group by 1, 2";
+    let row = |t: &str, l: &str, c: &str| vec![s(t), s(l), n(c)];
+    let one_day = [
+        row("2026-11-21T10:00:00Z", "Error", "3"),
+        row("2026-11-21T10:00:00Z", "Warning", "5"),
+        row("2026-11-21T10:01:00Z", "Error", "1"),
+    ];
+    let chart = draw(q, &one_day, 60, 10);
+    let labels: Vec<&str> = chart
+        .lines()
+        .skip(1)
+        .map(|l| l.split(" █").next().unwrap())
+        .collect();
+    assert!(labels[0].starts_with("10:00:00Z Error"), "{chart}");
+    assert!(labels[1].starts_with("10:00:00Z Warning"), "{chart}");
+    assert!(labels[2].starts_with("10:01:00Z Error"), "{chart}");
+    let two_days = [
+        row("2026-11-21T23:59:00Z", "Error", "3"),
+        row("2026-11-22T00:00:00Z", "Error", "5"),
+    ];
+    let chart = draw(q, &two_days, 80, 10);
+    assert!(
+        chart
+            .lines()
+            .nth(1)
+            .unwrap()
+            .starts_with("2026-11-21T23:59:00Z Error"),
+        "{chart}"
+    );
+}
