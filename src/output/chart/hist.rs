@@ -437,13 +437,15 @@ fn ticks(spec: &Spec, first: i128, d: i128, columns: Columns, room: usize) -> Ve
     let col = k * d;
     let start = |g: usize| first + (g as i128 * k - offset) * d;
     let plot_w = (groups * cell_w).min(room);
+    let year = |t| spec.zone.strftime(t, "%Y");
+    let years = year(first) != year(start(groups.saturating_sub(1)));
     let steps = ROUND
         .iter()
         .copied()
         .filter(|&s| s >= col && s % col == 0)
         .chain((2..).map(|m| col * m * 10).take(20));
     for step in steps {
-        let format = label_format(step);
+        let format = label_format(step, years);
         let label_w = spec.zone.strftime(first, format).map_or(5, |s| s.width());
         let gap = (step / col) as usize * cell_w;
         if gap < label_w + 2 {
@@ -483,12 +485,16 @@ fn ticks(spec: &Spec, first: i128, d: i128, columns: Columns, room: usize) -> Ve
     Vec::new()
 }
 
-/// The strftime format of a label `step` apart.
-fn label_format(step: i128) -> &'static str {
+/// The strftime format of a label `step` apart; with the year when labels are weeks apart or
+/// more, or a day or more apart over more than one year (`12-29` then `12-28` would read
+/// backwards).
+fn label_format(step: i128, years: bool) -> &'static str {
     if step < MINUTE {
         "%H:%M:%S"
     } else if step < DAY {
         "%H:%M"
+    } else if step >= 28 * DAY || years {
+        "%Y-%m-%d"
     } else {
         "%m-%d"
     }

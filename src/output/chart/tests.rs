@@ -650,3 +650,25 @@ fn a_bucket_among_keys_drops_a_date_all_rows_share() {
         "{chart}"
     );
 }
+
+/// Day labels carry the year over a year's end (`12-30` then `01-05` would read backwards),
+/// and not within one year.
+#[test]
+fn day_labels_carry_the_year_across_a_years_end() {
+    let q = "select time(1d), count(*) group by 1";
+    let days = |from: (i16, i8, i8), count: i64| -> Vec<Vec<Value<'static>>> {
+        let start = jiff::civil::date(from.0, from.1, from.2);
+        (0..count)
+            .map(|i| {
+                let d = start.checked_add(jiff::Span::new().days(i)).unwrap();
+                vec![s(&format!("{d}T00:00:00Z")), n(&(i % 5 + 1).to_string())]
+            })
+            .collect()
+    };
+    let axis = |chart: &str| chart.lines().last().unwrap_or_default().to_string();
+    let over = draw(q, &days((2025, 12, 29), 50), 100, 10);
+    assert!(axis(&over).contains("2026-01-"), "{over}");
+    let within = draw(q, &days((2026, 1, 10), 50), 100, 10);
+    assert!(!axis(&within).contains("2026-"), "{within}");
+    assert!(axis(&within).contains("01-"), "{within}");
+}
