@@ -156,6 +156,10 @@ fn json_report_of_all_engines_on_the_sample() {
         assert_eq!(obj["query"].as_str(), Some(query.as_str()));
         assert_eq!(obj["runs"].as_u64(), Some(2));
         assert_eq!(obj["threads"].as_u64(), Some(2));
+        // Saved reports say what produced them: the inputs as named, the cases, the version.
+        assert_eq!(obj["inputs"][0].as_str(), Some(path_arg(&sample())));
+        assert_eq!(obj["cases_file"].as_str(), Some(path_arg(&cases())));
+        assert_eq!(obj["version"].as_str(), Some(env!("CARGO_PKG_VERSION")));
         for engine in ["lazy", "serde"] {
             let f = &obj[engine];
             assert_eq!(

@@ -111,7 +111,8 @@ pub struct BenchArgs {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
     threads: Option<u32>,
 
-    /// Result format: an aligned table, one JSON object per case, or a Markdown table.
+    /// Result format: an aligned table, one JSON object per case (its figures with the inputs,
+    /// the settings and ndq's version), or a Markdown table.
     #[arg(short = 'o', long = "output", value_enum, default_value_t = ReportFormat::Table)]
     output: ReportFormat,
 
@@ -217,6 +218,12 @@ pub fn run(args: &BenchArgs) -> Result<(), Failure> {
         scanner: scanner.name().to_string(),
         threads,
         prefilter,
+        inputs: args
+            .inputs
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect(),
+        cases: cases_name.clone(),
     };
     let stderr_tty = env.stderr_tty;
     // Like every diagnostic, written if stderr takes it (a full disk is no reason to stop).

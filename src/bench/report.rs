@@ -66,6 +66,10 @@ pub struct Setup {
     /// Whether the lazy engine skipped the lines the literal prefilter rules out
     /// (`NDQ_PREFILTER=off` turns it off; the serde baseline never skips).
     pub prefilter: bool,
+    /// The inputs as named on the command line, and the cases file: the json report carries
+    /// them (with ndq's version) so reports saved from two builds or two inputs say which.
+    pub inputs: Vec<String>,
+    pub cases: String,
 }
 
 #[cfg(test)]
@@ -79,6 +83,8 @@ impl Setup {
             scanner: "avx2".into(),
             threads: 2,
             prefilter: true,
+            inputs: vec!["logs-1g.ndjson".into()],
+            cases: "cases.txt".into(),
         }
     }
 }
@@ -291,6 +297,9 @@ pub fn json(setup: &Setup, cases: &[CaseResult]) -> String {
             "scanner": setup.scanner,
             "threads": setup.threads,
             "prefilter": setup.prefilter,
+            "inputs": setup.inputs,
+            "cases_file": setup.cases,
+            "version": env!("CARGO_PKG_VERSION"),
         });
         if let Some(map) = obj.as_object_mut() {
             for (engine, f) in &case.results {
@@ -454,6 +463,9 @@ mod tests {
             (&json!("avx2"), Some(2))
         );
         assert_eq!(v["prefilter"], json!(true));
+        assert_eq!(v["inputs"], json!(["logs-1g.ndjson"]));
+        assert_eq!(v["cases_file"], json!("cases.txt"));
+        assert_eq!(v["version"], json!(env!("CARGO_PKG_VERSION")));
         let lazy = &v["lazy"];
         let runs: Vec<u64> = lazy["runs_ns"]
             .as_array()
