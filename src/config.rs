@@ -117,6 +117,9 @@ pub struct Config {
     pub progress: bool,
     /// How long a run goes before the progress bar appears.
     pub progress_after: Duration,
+    /// Whether a run that matched nothing may add notes on why ([`crate::hint`]): stderr is
+    /// a terminal, so a person reads it.
+    pub hints: bool,
     /// Whether stdout is coloured (json rows, `select *` lines, tables): see [`color`].
     pub color_stdout: bool,
     /// Whether stderr is coloured (the progress bar, the warnings' prefix): see [`color`].
@@ -176,6 +179,7 @@ impl Config {
             stats: args.stats,
             progress: env.stderr_tty && smart && !args.no_progress,
             progress_after,
+            hints: env.stderr_tty,
             color_stdout: color(args.color, env.stdout_tty, env),
             color_stderr: color(args.color, env.stderr_tty, env),
             time,

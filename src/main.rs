@@ -12,6 +12,7 @@ mod config;
 mod driver;
 mod exit;
 mod follow;
+mod hint;
 mod inflate;
 mod input;
 mod keys;
@@ -135,6 +136,12 @@ fn run(mut args: cli::Args) -> Result<(), Failure> {
     }
     if config.stats {
         messages::message(format_args!("{}", stats.line()));
+    }
+    let filtered = plan.has_where() || plan.time_range().is_some();
+    if config.hints && filtered && stats.hits == 0 && stats.lines + stats.skipped > 0 {
+        for note in hint::absent_properties(plan.key_names(), plan.time_key(), &inputs) {
+            messages::note(format_args!("{note}"));
+        }
     }
     Ok(())
 }

@@ -46,6 +46,12 @@ pub fn warning(args: fmt::Arguments<'_>) {
     }
 }
 
+/// Write `ndq: note: {message}`: something a person at a terminal may want to know, that is
+/// not wrong (see [`crate::hint`]).
+pub fn note(args: fmt::Arguments<'_>) {
+    message(format_args!("note: {args}"));
+}
+
 /// `ndq: error: ...` (formats like `format!`).
 #[macro_export]
 macro_rules! error {

@@ -1560,3 +1560,65 @@ fn misplaced_wildcards_and_filters_exit_2_with_a_caret() {
         out.stderr_has(&format!("  {query}\n{caret}\n"));
     }
 }
+
+/// `ndq ARGS > out` with stderr on a pseudo-terminal (util-linux's `script`): what stdout
+/// and the terminal got. `None` where `script` is missing.
+fn stderr_on_a_terminal(f: &Fixture, args: &str) -> Option<(String, String)> {
+    if Command::new("script").arg("--version").output().is_err() {
+        eprintln!("skipped: no script(1) to run ndq in a pseudo-terminal");
+        return None;
+    }
+    let out = f.path("stdout.txt");
+    let line = format!(
+        "'{}' {args} > '{}'",
+        env!("CARGO_BIN_EXE_ndq"),
+        out.display()
+    );
+    let run = Command::new("script")
+        .args(["-qec", &line, "/dev/null"])
+        .stdin(Stdio::null())
+        .env("TERM", "xterm")
+        .output()
+        .expect("script runs");
+    assert_eq!(run.status.code(), Some(0), "{run:?}");
+    let terminal = String::from_utf8_lossy(&run.stdout).replace("\r\n", "\n");
+    Some((std::fs::read_to_string(&out).unwrap(), terminal))
+}
+
+/// A query that matches nothing because it names a property the lines do not have gets a
+/// note on a terminal naming the look-alike they do have; in a pipe, stderr stays empty; a
+/// query that matches something gets no note.
+#[test]
+fn no_match_on_a_terminal_names_the_missing_property_and_its_look_alike() {
+    let f = Fixture::new();
+    let sample = sample();
+    let lines = std::fs::read_to_string(&sample).unwrap().lines().count();
+    let query = "select count(*) where Level = 'Error' and elapsed > 5";
+    let Some((stdout, terminal)) =
+        stderr_on_a_terminal(&f, &format!("\"{query}\" '{}'", sample.display()))
+    else {
+        return;
+    };
+    assert_eq!(stdout, "{\"count(*)\":0}\n");
+    let file = sample.display();
+    assert_eq!(
+        terminal,
+        format!(
+            "ndq: note: no line matched; Level is in none of the {lines} lines of {file} \
+             (did you mean @l?)\n\
+             ndq: note: no line matched; elapsed is in none of the {lines} lines of {file} \
+             (did you mean Elapsed?)\n"
+        )
+    );
+    // Scripts see the answer alone.
+    ndq(&[query]).path(&sample).run_ok().stderr_is("");
+    // A match, or a property the lines have: nothing to say.
+    for args in [
+        "\"select count(*) where Elapsed > 5\"",
+        "\"select count(*) where @l = 'error'\"",
+    ] {
+        let (_, terminal) =
+            stderr_on_a_terminal(&f, &format!("{args} '{}'", sample.display())).unwrap();
+        assert_eq!(terminal, "", "{args}");
+    }
+}

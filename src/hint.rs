@@ -1,0 +1,383 @@
+//! A note for a person at a terminal when no line matched: the properties the query names
+//! that the lines do not have, and the ones they have that look like them.
+//!
+//! `where Level = 'Error'` on a Serilog log, or `where @l = 'error'` on a pino log, answers
+//! nothing and says nothing: a count of 0 looks like good news. So when stderr is a terminal
+//! and a query with `where` matched no line, the start of its first plain file (at most
+//! [`SAMPLE_LINES`] lines, [`SAMPLE_BYTES`] bytes) is read again and each top-level property
+//! the query names that none of those lines has gets one note, with the look-alikes the lines
+//! do have (`@l` for `Level`, `level` for `@l`, `Elapsed` for `elapsed`), else the names the
+//! lines have. Nothing is read unless the run matched nothing, and scripts (stderr not a
+//! terminal) never see it.
+
+use std::collections::HashMap;
+use std::io::Read as _;
+use std::path::Path;
+
+use ndq_scan::{Parser, Scanner};
+
+use crate::bench::grouped;
+use crate::input::{Inputs, Source};
+
+/// The most lines and bytes read from the start of the file.
+pub const SAMPLE_LINES: usize = 1000;
+pub const SAMPLE_BYTES: u64 = 4 << 20;
+
+/// Names the lines have that are listed when none looks like the missing one.
+const LISTED: usize = 8;
+
+/// Names that different logging libraries give the same thing (compared without case):
+/// Serilog's compact JSON (`@t`, `@l`, `@mt`, `@m`, `@x`), pino and bunyan (`time`, `level`,
+/// `msg`), and the spellings in between.
+const ALIKE: &[&[&str]] = &[
+    &[
+        "@t",
+        "time",
+        "timestamp",
+        "ts",
+        "@timestamp",
+        "datetime",
+        "date",
+    ],
+    &["@l", "level", "lvl", "severity", "loglevel", "log.level"],
+    &["@m", "@mt", "msg", "message", "messagetemplate", "template"],
+    &["@x", "exception", "error", "err", "stack", "stacktrace"],
+];
+
+/// The notes for a run of a query that reads `names` (its top-level properties) over
+/// `inputs`, in which no line matched. Empty when the first input that can be read again
+/// (a plain regular file) cannot be read, has no JSON object in its first lines, or has
+/// every name.
+pub fn absent_properties(names: &[String], time: Option<&str>, inputs: &Inputs) -> Vec<String> {
+    let Some(path) = inputs.list.iter().find_map(|i| match &i.source {
+        Source::Mapped(path) => Some((path, &i.name)),
+        _ => None,
+    }) else {
+        return Vec::new();
+    };
+    let (file, name) = path;
+    let Some(sample) = Sample::read(file) else {
+        return Vec::new();
+    };
+    sample.notes(names, time, name)
+}
+
+/// The top-level keys of the first lines of a file.
+#[derive(Debug, Default)]
+struct Sample {
+    /// JSON objects read.
+    objects: usize,
+    /// Whether that was every line of the file.
+    whole: bool,
+    /// Each key, in the order first seen, with the number of objects that have it.
+    keys: Vec<(String, usize)>,
+}
+
+impl Sample {
+    fn read(path: &Path) -> Option<Sample> {
+        let mut bytes = Vec::new();
+        let file = std::fs::File::open(path).ok()?;
+        file.take(SAMPLE_BYTES).read_to_end(&mut bytes).ok()?;
+        let all_read = (bytes.len() as u64) < SAMPLE_BYTES;
+        let mut lines: Vec<&[u8]> = bytes.split(|&b| b == b'\n').collect();
+        if !all_read {
+            // The last piece may be cut short.
+            lines.pop();
+        }
+        Some(Sample::of(&lines, all_read))
+    }
+
+    /// The keys of `lines` (the first [`SAMPLE_LINES`] that are not blank); `all_read`: they
+    /// are the whole file.
+    fn of(lines: &[&[u8]], all_read: bool) -> Sample {
+        let mut parser = Parser::new(Scanner::detect());
+        let mut sample = Sample::default();
+        let mut index: HashMap<String, usize> = HashMap::new();
+        let mut taken = 0;
+        for line in lines.iter() {
+            let line = line.strip_suffix(b"\r").unwrap_or(line);
+            if line.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            if taken == SAMPLE_LINES {
+                return sample;
+            }
+            taken += 1;
+            let Ok(doc) = parser.parse(line) else {
+                continue;
+            };
+            sample.objects += 1;
+            let mut seen = Vec::new();
+            for (key, _) in doc.root().iter() {
+                let key = key.unescaped().into_owned();
+                let i = *index.entry(key.clone()).or_insert_with(|| {
+                    sample.keys.push((key, 0));
+                    sample.keys.len() - 1
+                });
+                // A key twice in one line counts once.
+                if !seen.contains(&i) {
+                    seen.push(i);
+                    sample.keys[i].1 += 1;
+                }
+            }
+        }
+        sample.whole = all_read;
+        sample
+    }
+
+    /// The notes on the names in `names` that no object of the sample has: one for each with
+    /// look-alikes, one for all the others. `time`: the time property (`--time-field`), which
+    /// may be named by `--since` alone; `file`: the file's name as the user gave it.
+    fn notes(&self, names: &[String], time: Option<&str>, file: &str) -> Vec<String> {
+        if self.objects == 0 {
+            return Vec::new();
+        }
+        let place = match (self.whole, self.objects) {
+            (true, 1) => format!("is not in the one line of {file}"),
+            (true, n) => format!("is in none of the {} lines of {file}", grouped(n as u64)),
+            (false, 1) => format!("is not in the first line of {file}"),
+            (false, n) => format!(
+                "is in none of the first {} lines of {file}",
+                grouped(n as u64)
+            ),
+        };
+        let mut notes = Vec::new();
+        let mut unlike = Vec::new();
+        for name in names {
+            if self.keys.iter().any(|(k, _)| k == name) {
+                continue;
+            }
+            let alike: Vec<String> = self
+                .keys
+                .iter()
+                .map(|(k, _)| k.as_str())
+                .filter(|k| looks_like(name, k))
+                .take(3)
+                .map(as_written)
+                .collect();
+            if alike.is_empty() {
+                unlike.push(as_written(name));
+                continue;
+            }
+            let mut note = format!(
+                "no line matched; {} {place} (did you mean {}?",
+                as_written(name),
+                alike.join(" or ")
+            );
+            if Some(name.as_str()) == time {
+                // `--since` on a log whose time is `time` or `timestamp`.
+                note.push_str(&format!(
+                    " --time-field {} makes it the time property",
+                    alike[0]
+                ));
+            }
+            note.push(')');
+            notes.push(note);
+        }
+        if !unlike.is_empty() {
+            let mut listed: Vec<String> = self
+                .keys
+                .iter()
+                .take(LISTED)
+                .map(|(k, _)| as_written(k))
+                .collect();
+            if self.keys.len() > LISTED {
+                listed.push("…".into());
+            }
+            // `is in none of` -> `are in none of` for several names.
+            let place = match unlike.len() {
+                1 => place,
+                _ => place
+                    .replacen("is not in", "are not in", 1)
+                    .replacen("is in", "are in", 1),
+            };
+            let last = unlike.pop().unwrap_or_default();
+            let names = match unlike.is_empty() {
+                true => last,
+                false => format!("{} and {last}", unlike.join(", ")),
+            };
+            notes.push(format!(
+                "no line matched; {names} {place}, which have {}",
+                listed.join(", ")
+            ));
+        }
+        notes
+    }
+}
+
+/// Whether `have` looks like what the user meant by `want`: the same without case, names of
+/// the same thing ([`ALIKE`]), or one or two letters apart (one for short names).
+fn looks_like(want: &str, have: &str) -> bool {
+    let (w, h) = (want.to_lowercase(), have.to_lowercase());
+    if w == h {
+        return true;
+    }
+    if ALIKE
+        .iter()
+        .any(|group| group.contains(&w.as_str()) && group.contains(&h.as_str()))
+    {
+        return true;
+    }
+    let most = if w.chars().count() >= 5 { 2 } else { 1 };
+    w.chars().count() >= 3 && edits(&w, &h) <= most
+}
+
+/// The Levenshtein distance between `a` and `b`, in characters.
+fn edits(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let next = (row[j + 1] + 1)
+                .min(row[j] + 1)
+                .min(diagonal + usize::from(ca != cb));
+            diagonal = row[j + 1];
+            row[j + 1] = next;
+        }
+    }
+    row[b.len()]
+}
+
+/// A top-level key as a query reaches it: bare when it is an identifier, else `['...']`.
+fn as_written(key: &str) -> String {
+    let mut chars = key.chars();
+    let ident = chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || matches!(c, '_' | '@' | '$'))
+        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '@' | '$'));
+    if ident {
+        key.to_string()
+    } else {
+        format!("['{}']", key.replace('\'', "''"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample(text: &str, whole: bool) -> Sample {
+        let lines: Vec<&[u8]> = text.as_bytes().split(|&b| b == b'\n').collect();
+        Sample::of(&lines, whole)
+    }
+
+    fn names(list: &[&str]) -> Vec<String> {
+        list.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn a_missing_property_is_named_with_its_look_alike() {
+        let s = sample(
+            "{\"@t\":\"x\",\"@l\":\"Error\",\"Elapsed\":3}\n{\"@t\":\"y\",\"Elapsed\":4}\n",
+            true,
+        );
+        assert_eq!(
+            s.notes(&names(&["Level", "Elapsed", "elapsd"]), None, "app.log"),
+            [
+                "no line matched; Level is in none of the 2 lines of app.log (did you mean @l?)",
+                "no line matched; elapsd is in none of the 2 lines of app.log \
+                 (did you mean Elapsed?)",
+            ]
+        );
+    }
+
+    #[test]
+    fn serilog_and_pino_names_are_look_alikes_both_ways() {
+        let pino = sample("{\"level\":30,\"time\":1,\"msg\":\"hi\"}", true);
+        assert_eq!(
+            pino.notes(&names(&["@l", "@t", "@mt"]), None, "p.log"),
+            [
+                "no line matched; @l is not in the one line of p.log (did you mean level?)",
+                "no line matched; @t is not in the one line of p.log (did you mean time?)",
+                "no line matched; @mt is not in the one line of p.log (did you mean msg?)",
+            ]
+        );
+        let serilog = sample("{\"@t\":1,\"@mt\":\"a\",\"@m\":\"b\"}", false);
+        assert_eq!(
+            serilog.notes(&names(&["message"]), None, "s.log"),
+            [
+                "no line matched; message is not in the first line of s.log \
+              (did you mean @mt or @m?)"
+            ]
+        );
+    }
+
+    #[test]
+    fn without_a_look_alike_the_names_the_lines_have_are_listed() {
+        let s = sample("{\"a\":1,\"b\":2,\"User-Agent\":3}\n{\"a\":1}", false);
+        assert_eq!(
+            s.notes(&names(&["Zebra"]), None, "f"),
+            [
+                "no line matched; Zebra is in none of the first 2 lines of f, \
+              which have a, b, ['User-Agent']"
+            ]
+        );
+        let many: String = (0..12).map(|i| format!("\"key{i}\":1,")).collect();
+        let s = sample(&format!("{{{many}\"z\":0}}"), true);
+        let note = &s.notes(&names(&["Zebra"]), None, "f")[0];
+        assert!(
+            note.ends_with("which have key0, key1, key2, key3, key4, key5, key6, key7, …"),
+            "{note}"
+        );
+    }
+
+    #[test]
+    fn the_time_property_gets_the_option_that_names_it() {
+        let pino = sample("{\"level\":30,\"time\":1}\n{\"level\":30,\"time\":2}", true);
+        assert_eq!(
+            pino.notes(&names(&["@t"]), Some("@t"), "p.log"),
+            ["no line matched; @t is in none of the 2 lines of p.log \
+              (did you mean time? --time-field time makes it the time property)"]
+        );
+    }
+
+    #[test]
+    fn names_without_look_alikes_share_one_note() {
+        let s = sample("{\"level\":30}", true);
+        assert_eq!(
+            s.notes(&names(&["Foo", "@l", "Bar", "Baz"]), None, "f"),
+            [
+                "no line matched; @l is not in the one line of f (did you mean level?)",
+                "no line matched; Foo, Bar and Baz are not in the one line of f, which have level",
+            ]
+        );
+    }
+
+    #[test]
+    fn no_note_when_every_name_is_present_or_nothing_parsed() {
+        let s = sample("{\"a\":1}\nnot json\n\n", true);
+        assert!(s.notes(&names(&["a"]), None, "f").is_empty());
+        let bad = sample("not json\n[1]\n", true);
+        assert!(bad.notes(&names(&["a"]), None, "f").is_empty());
+    }
+
+    #[test]
+    fn the_sample_stops_after_its_lines_and_counts_keys_once_per_line() {
+        let text: String = (0..SAMPLE_LINES + 5)
+            .map(|i| format!("{{\"n\":{i},\"n\":0}}\n\n"))
+            .collect();
+        let s = sample(&format!("{text}{{\"late\":1}}\n"), true);
+        assert_eq!(s.objects, SAMPLE_LINES);
+        assert_eq!(s.keys, [("n".to_string(), SAMPLE_LINES)]);
+        assert_eq!(
+            s.notes(&names(&["late"]), None, "f"),
+            ["no line matched; late is in none of the first 1,000 lines of f, which have n"]
+        );
+    }
+
+    #[test]
+    fn look_alikes() {
+        assert!(looks_like("Level", "level"));
+        assert!(looks_like("RequestPth", "RequestPath"));
+        assert!(looks_like("StatsCod", "StatusCode"));
+        assert!(!looks_like("id", "ip"), "short names must match closely");
+        assert!(looks_like("Ids", "Id"));
+        assert!(!looks_like("Elapsed", "Message"));
+        assert_eq!(edits("kitten", "sitting"), 3);
+        assert_eq!(as_written("a b"), "['a b']");
+        assert_eq!(as_written("it's"), "['it''s']");
+        assert_eq!(as_written("@l"), "@l");
+    }
+}
