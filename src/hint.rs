@@ -14,7 +14,7 @@ use std::collections::HashMap;
 use std::io::Read as _;
 use std::path::Path;
 
-use ndq_scan::{Parser, Scanner};
+use ndq_scan::{Parser, Scanner, Value};
 
 use crate::bench::grouped;
 use crate::input::{Inputs, Source};
@@ -44,22 +44,29 @@ const ALIKE: &[&[&str]] = &[
     &["@x", "exception", "error", "err", "stack", "stacktrace"],
 ];
 
-/// The notes for a run of a query that reads `names` (its top-level properties) over
-/// `inputs`, in which no line matched. Empty when the first input that can be read again
-/// (a plain regular file) cannot be read, has no JSON object in its first lines, or has
-/// every name.
-pub fn absent_properties(names: &[String], time: Option<&str>, inputs: &Inputs) -> Vec<String> {
-    let Some(path) = inputs.list.iter().find_map(|i| match &i.source {
+/// The notes for a run over `inputs` in which no line matched, of a query that reads `names`
+/// (its top-level properties) and tests `tests` (`Plan::text_tests`: a property equal to a
+/// text). Empty when the first input that can be read again (a plain regular file) cannot be
+/// read, has no JSON object in its first lines, or has nothing to say.
+pub fn notes(
+    names: &[String],
+    time: Option<&str>,
+    tests: &[(String, String)],
+    inputs: &Inputs,
+) -> Vec<String> {
+    let Some((path, name)) = inputs.list.iter().find_map(|i| match &i.source {
         Source::Mapped(path) => Some((path, &i.name)),
         _ => None,
     }) else {
         return Vec::new();
     };
-    let (file, name) = path;
-    let Some(sample) = Sample::read(file) else {
+    let watch: Vec<&str> = tests.iter().map(|(k, _)| k.as_str()).collect();
+    let Some(sample) = Sample::read(path, &watch) else {
         return Vec::new();
     };
-    sample.notes(names, time, name)
+    let mut notes = sample.absent(names, time, name);
+    notes.extend(sample.case_only(tests, name));
+    notes
 }
 
 /// The top-level keys of the first lines of a file.
@@ -71,10 +78,13 @@ struct Sample {
     whole: bool,
     /// Each key, in the order first seen, with the number of objects that have it.
     keys: Vec<(String, usize)>,
+    /// For each watched key, its text values in the order first seen, with the number of
+    /// objects that have each (at most [`SAMPLE_LINES`] values).
+    values: HashMap<String, Vec<(String, usize)>>,
 }
 
 impl Sample {
-    fn read(path: &Path) -> Option<Sample> {
+    fn read(path: &Path, watch: &[&str]) -> Option<Sample> {
         let mut bytes = Vec::new();
         let file = std::fs::File::open(path).ok()?;
         file.take(SAMPLE_BYTES).read_to_end(&mut bytes).ok()?;
@@ -84,12 +94,12 @@ impl Sample {
             // The last piece may be cut short.
             lines.pop();
         }
-        Some(Sample::of(&lines, all_read))
+        Some(Sample::of(&lines, all_read, watch))
     }
 
-    /// The keys of `lines` (the first [`SAMPLE_LINES`] that are not blank); `all_read`: they
-    /// are the whole file.
-    fn of(lines: &[&[u8]], all_read: bool) -> Sample {
+    /// The keys of `lines` (the first [`SAMPLE_LINES`] that are not blank), and the text
+    /// values of the keys in `watch`; `all_read`: they are the whole file.
+    fn of(lines: &[&[u8]], all_read: bool, watch: &[&str]) -> Sample {
         let mut parser = Parser::new(Scanner::detect());
         let mut sample = Sample::default();
         let mut index: HashMap<String, usize> = HashMap::new();
@@ -108,16 +118,25 @@ impl Sample {
             };
             sample.objects += 1;
             let mut seen = Vec::new();
-            for (key, _) in doc.root().iter() {
+            for (key, value) in doc.root().iter() {
                 let key = key.unescaped().into_owned();
                 let i = *index.entry(key.clone()).or_insert_with(|| {
-                    sample.keys.push((key, 0));
+                    sample.keys.push((key.clone(), 0));
                     sample.keys.len() - 1
                 });
                 // A key twice in one line counts once.
                 if !seen.contains(&i) {
                     seen.push(i);
                     sample.keys[i].1 += 1;
+                    // The first of a key given twice is the one a query reads.
+                    if let (true, Value::String(text)) = (watch.contains(&key.as_str()), value) {
+                        let values = sample.values.entry(key).or_default();
+                        let text = text.unescaped();
+                        match values.iter().position(|(v, _)| *v == text) {
+                            Some(at) => values[at].1 += 1,
+                            None => values.push((text.into_owned(), 1)),
+                        }
+                    }
                 }
             }
         }
@@ -128,19 +147,15 @@ impl Sample {
     /// The notes on the names in `names` that no object of the sample has: one for each with
     /// look-alikes, one for all the others. `time`: the time property (`--time-field`), which
     /// may be named by `--since` alone; `file`: the file's name as the user gave it.
-    fn notes(&self, names: &[String], time: Option<&str>, file: &str) -> Vec<String> {
+    fn absent(&self, names: &[String], time: Option<&str>, file: &str) -> Vec<String> {
         if self.objects == 0 {
             return Vec::new();
         }
-        let place = match (self.whole, self.objects) {
-            (true, 1) => format!("is not in the one line of {file}"),
-            (true, n) => format!("is in none of the {} lines of {file}", grouped(n as u64)),
-            (false, 1) => format!("is not in the first line of {file}"),
-            (false, n) => format!(
-                "is in none of the first {} lines of {file}",
-                grouped(n as u64)
-            ),
+        let (one, several) = match self.objects {
+            1 => ("is not in", "are not in"),
+            _ => ("is in none of", "are in none of"),
         };
+        let span = self.span(file);
         let mut notes = Vec::new();
         let mut unlike = Vec::new();
         for name in names {
@@ -160,7 +175,7 @@ impl Sample {
                 continue;
             }
             let mut note = format!(
-                "no line matched; {} {place} (did you mean {}?",
+                "no line matched; {} {one} {span} (did you mean {}?",
                 as_written(name),
                 alike.join(" or ")
             );
@@ -185,24 +200,68 @@ impl Sample {
                 listed.push("…".into());
             }
             // `is in none of` -> `are in none of` for several names.
-            let place = match unlike.len() {
-                1 => place,
-                _ => place
-                    .replacen("is not in", "are not in", 1)
-                    .replacen("is in", "are in", 1),
-            };
+            let verb = if unlike.len() == 1 { one } else { several };
             let last = unlike.pop().unwrap_or_default();
             let names = match unlike.is_empty() {
                 true => last,
                 false => format!("{} and {last}", unlike.join(", ")),
             };
             notes.push(format!(
-                "no line matched; {names} {place}, which have {}",
+                "no line matched; {names} {verb} {span}, which have {}",
                 listed.join(", ")
             ));
         }
         notes
     }
+}
+
+impl Sample {
+    /// The lines read, for a note: `the 294 lines of f`, `the first 1,000 lines of f`.
+    fn span(&self, file: &str) -> String {
+        match (self.whole, self.objects) {
+            (true, 1) => format!("the one line of {file}"),
+            (true, n) => format!("the {} lines of {file}", grouped(n as u64)),
+            (false, 1) => format!("the first line of {file}"),
+            (false, n) => format!("the first {} lines of {file}", grouped(n as u64)),
+        }
+    }
+
+    /// A note for each of `tests` (a property equal to a text) whose text no line read has,
+    /// where some have it in other case: `@l = 'error'` where the lines say `Error`.
+    fn case_only(&self, tests: &[(String, String)], file: &str) -> Vec<String> {
+        let mut notes = Vec::new();
+        for (key, text) in tests {
+            let Some(values) = self.values.get(key) else {
+                continue;
+            };
+            if values.iter().any(|(v, _)| v == text) {
+                continue;
+            }
+            let folded = text.to_lowercase();
+            let like: Vec<String> = values
+                .iter()
+                .filter(|(v, _)| v.to_lowercase() == folded)
+                .take(3)
+                .map(|(v, n)| format!("{} on {}", quoted(v), grouped(*n as u64)))
+                .collect();
+            if like.is_empty() {
+                continue;
+            }
+            notes.push(format!(
+                "no line matched; {} is never {} in {}, but is {} (= tells case apart; ilike does not)",
+                as_written(key),
+                quoted(text),
+                self.span(file),
+                like.join(" and ")
+            ));
+        }
+        notes
+    }
+}
+
+/// `text` as a query's string literal.
+fn quoted(text: &str) -> String {
+    format!("'{}'", text.replace('\'', "''"))
 }
 
 /// Whether `have` looks like what the user meant by `want`: the same without case, names of
@@ -260,7 +319,7 @@ mod tests {
 
     fn sample(text: &str, whole: bool) -> Sample {
         let lines: Vec<&[u8]> = text.as_bytes().split(|&b| b == b'\n').collect();
-        Sample::of(&lines, whole)
+        Sample::of(&lines, whole, &["@l", "k"])
     }
 
     fn names(list: &[&str]) -> Vec<String> {
@@ -274,7 +333,7 @@ mod tests {
             true,
         );
         assert_eq!(
-            s.notes(&names(&["Level", "Elapsed", "elapsd"]), None, "app.log"),
+            s.absent(&names(&["Level", "Elapsed", "elapsd"]), None, "app.log"),
             [
                 "no line matched; Level is in none of the 2 lines of app.log (did you mean @l?)",
                 "no line matched; elapsd is in none of the 2 lines of app.log \
@@ -287,7 +346,7 @@ mod tests {
     fn serilog_and_pino_names_are_look_alikes_both_ways() {
         let pino = sample("{\"level\":30,\"time\":1,\"msg\":\"hi\"}", true);
         assert_eq!(
-            pino.notes(&names(&["@l", "@t", "@mt"]), None, "p.log"),
+            pino.absent(&names(&["@l", "@t", "@mt"]), None, "p.log"),
             [
                 "no line matched; @l is not in the one line of p.log (did you mean level?)",
                 "no line matched; @t is not in the one line of p.log (did you mean time?)",
@@ -296,7 +355,7 @@ mod tests {
         );
         let serilog = sample("{\"@t\":1,\"@mt\":\"a\",\"@m\":\"b\"}", false);
         assert_eq!(
-            serilog.notes(&names(&["message"]), None, "s.log"),
+            serilog.absent(&names(&["message"]), None, "s.log"),
             [
                 "no line matched; message is not in the first line of s.log \
               (did you mean @mt or @m?)"
@@ -308,7 +367,7 @@ mod tests {
     fn without_a_look_alike_the_names_the_lines_have_are_listed() {
         let s = sample("{\"a\":1,\"b\":2,\"User-Agent\":3}\n{\"a\":1}", false);
         assert_eq!(
-            s.notes(&names(&["Zebra"]), None, "f"),
+            s.absent(&names(&["Zebra"]), None, "f"),
             [
                 "no line matched; Zebra is in none of the first 2 lines of f, \
               which have a, b, ['User-Agent']"
@@ -316,7 +375,7 @@ mod tests {
         );
         let many: String = (0..12).map(|i| format!("\"key{i}\":1,")).collect();
         let s = sample(&format!("{{{many}\"z\":0}}"), true);
-        let note = &s.notes(&names(&["Zebra"]), None, "f")[0];
+        let note = &s.absent(&names(&["Zebra"]), None, "f")[0];
         assert!(
             note.ends_with("which have key0, key1, key2, key3, key4, key5, key6, key7, …"),
             "{note}"
@@ -327,7 +386,7 @@ mod tests {
     fn the_time_property_gets_the_option_that_names_it() {
         let pino = sample("{\"level\":30,\"time\":1}\n{\"level\":30,\"time\":2}", true);
         assert_eq!(
-            pino.notes(&names(&["@t"]), Some("@t"), "p.log"),
+            pino.absent(&names(&["@t"]), Some("@t"), "p.log"),
             ["no line matched; @t is in none of the 2 lines of p.log \
               (did you mean time? --time-field time makes it the time property)"]
         );
@@ -337,7 +396,7 @@ mod tests {
     fn names_without_look_alikes_share_one_note() {
         let s = sample("{\"level\":30}", true);
         assert_eq!(
-            s.notes(&names(&["Foo", "@l", "Bar", "Baz"]), None, "f"),
+            s.absent(&names(&["Foo", "@l", "Bar", "Baz"]), None, "f"),
             [
                 "no line matched; @l is not in the one line of f (did you mean level?)",
                 "no line matched; Foo, Bar and Baz are not in the one line of f, which have level",
@@ -346,11 +405,45 @@ mod tests {
     }
 
     #[test]
+    fn a_text_found_only_in_other_case_is_named() {
+        let s = sample(
+            "{\"@l\":\"Error\"}\n{\"@l\":\"ERROR\",\"@l\":\"error\"}\n{\"@l\":\"Error\"}\n{\"@l\":3}\n\
+             {\"k\":\"it's\"}",
+            false,
+        );
+        let tests = |v: &[(&str, &str)]| -> Vec<(String, String)> {
+            v.iter()
+                .map(|(a, b)| (a.to_string(), b.to_string()))
+                .collect()
+        };
+        assert_eq!(
+            s.case_only(
+                &tests(&[
+                    ("@l", "error"),
+                    ("k", "IT'S"),
+                    ("@l", "Error"),
+                    ("@l", "warn")
+                ]),
+                "f"
+            ),
+            [
+                "no line matched; @l is never 'error' in the first 5 lines of f, but is 'Error' \
+                 on 2 and 'ERROR' on 1 (= tells case apart; ilike does not)",
+                "no line matched; k is never 'IT''S' in the first 5 lines of f, but is 'it''s' \
+                 on 1 (= tells case apart; ilike does not)",
+            ]
+        );
+        // Only the watched keys' values are kept.
+        let other = sample("{\"x\":\"A\"}", true);
+        assert!(other.case_only(&tests(&[("x", "a")]), "f").is_empty());
+    }
+
+    #[test]
     fn no_note_when_every_name_is_present_or_nothing_parsed() {
         let s = sample("{\"a\":1}\nnot json\n\n", true);
-        assert!(s.notes(&names(&["a"]), None, "f").is_empty());
+        assert!(s.absent(&names(&["a"]), None, "f").is_empty());
         let bad = sample("not json\n[1]\n", true);
-        assert!(bad.notes(&names(&["a"]), None, "f").is_empty());
+        assert!(bad.absent(&names(&["a"]), None, "f").is_empty());
     }
 
     #[test]
@@ -362,7 +455,7 @@ mod tests {
         assert_eq!(s.objects, SAMPLE_LINES);
         assert_eq!(s.keys, [("n".to_string(), SAMPLE_LINES)]);
         assert_eq!(
-            s.notes(&names(&["late"]), None, "f"),
+            s.absent(&names(&["late"]), None, "f"),
             ["no line matched; late is in none of the first 1,000 lines of f, which have n"]
         );
     }

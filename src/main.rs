@@ -139,7 +139,8 @@ fn run(mut args: cli::Args) -> Result<(), Failure> {
     }
     let filtered = plan.has_where() || plan.time_range().is_some();
     if config.hints && filtered && stats.hits == 0 && stats.lines + stats.skipped > 0 {
-        for note in hint::absent_properties(plan.key_names(), plan.time_key(), &inputs) {
+        let tests = plan.text_tests();
+        for note in hint::notes(plan.key_names(), plan.time_key(), &tests, &inputs) {
             messages::note(format_args!("{note}"));
         }
     }

@@ -1585,9 +1585,9 @@ fn stderr_on_a_terminal(f: &Fixture, args: &str) -> Option<(String, String)> {
     Some((std::fs::read_to_string(&out).unwrap(), terminal))
 }
 
-/// A query that matches nothing because it names a property the lines do not have gets a
-/// note on a terminal naming the look-alike they do have; in a pipe, stderr stays empty; a
-/// query that matches something gets no note.
+/// A query that matches nothing because it names a property the lines do not have, or a
+/// text they have only in other case, gets a note on a terminal that says so; in a pipe,
+/// stderr stays empty; a query that matches something gets no note.
 #[test]
 fn no_match_on_a_terminal_names_the_missing_property_and_its_look_alike() {
     let f = Fixture::new();
@@ -1612,10 +1612,30 @@ fn no_match_on_a_terminal_names_the_missing_property_and_its_look_alike() {
     );
     // Scripts see the answer alone.
     ndq(&[query]).path(&sample).run_ok().stderr_is("");
-    // A match, or a property the lines have: nothing to say.
+    // A text the lines have only in other case: said so.
+    let errors = sample_events()
+        .iter()
+        .filter(|e| e["@l"] == "Error")
+        .count();
+    let (_, terminal) = stderr_on_a_terminal(
+        &f,
+        &format!(
+            "\"select count(*) where @l = 'error'\" '{}'",
+            sample.display()
+        ),
+    )
+    .unwrap();
+    assert_eq!(
+        terminal,
+        format!(
+            "ndq: note: no line matched; @l is never 'error' in the {lines} lines of {file}, \
+             but is 'Error' on {errors} (= tells case apart; ilike does not)\n"
+        )
+    );
+    // A match, or properties the lines have with no text of another case: nothing to say.
     for args in [
         "\"select count(*) where Elapsed > 5\"",
-        "\"select count(*) where @l = 'error'\"",
+        "\"select count(*) where StatusCode = 999 or @l = 'Nope'\"",
     ] {
         let (_, terminal) =
             stderr_on_a_terminal(&f, &format!("{args} '{}'", sample.display())).unwrap();

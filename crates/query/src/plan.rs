@@ -776,6 +776,62 @@ impl Plan {
     pub fn time_range(&self) -> Option<&TimeRange> {
         self.range.as_ref()
     }
+    /// The tests of `where` that a line's top-level property equals a text (`@l = 'error'`,
+    /// `@l in ('Error', 'Fatal')`), outside any `not`, as (key, text) pairs in the order
+    /// written: what to look for in the lines when nothing matched.
+    pub fn text_tests(&self) -> Vec<(String, String)> {
+        fn key(ex: &Ex) -> Option<&str> {
+            match ex {
+                Ex::Path(p) => match &p.segs[..] {
+                    [Seg::Key(k)] => Some(k),
+                    _ => None,
+                },
+                _ => None,
+            }
+        }
+        fn text(ex: &Ex) -> Option<&str> {
+            match ex {
+                Ex::Const(Val::Str(s, _)) => Some(s),
+                _ => None,
+            }
+        }
+        fn walk(ex: &Ex, out: &mut Vec<(String, String)>) {
+            match ex {
+                Ex::And(a, b) | Ex::Or(a, b) => {
+                    walk(a, out);
+                    walk(b, out);
+                }
+                Ex::Cmp(BinOp::Eq, a, b) => {
+                    let pair = match (key(a), text(b), text(a), key(b)) {
+                        (Some(k), Some(t), ..) | (_, _, Some(t), Some(k)) => Some((k, t)),
+                        _ => None,
+                    };
+                    if let Some((k, t)) = pair {
+                        out.push((k.to_string(), t.to_string()));
+                    }
+                }
+                Ex::In {
+                    ex,
+                    list,
+                    negated: false,
+                } => {
+                    if let Some(k) = key(ex) {
+                        out.extend(
+                            list.iter()
+                                .filter_map(text)
+                                .map(|t| (k.to_string(), t.to_string())),
+                        );
+                    }
+                }
+                _ => {}
+            }
+        }
+        let mut out = Vec::new();
+        if let Some(filter) = &self.filter {
+            walk(filter, &mut out);
+        }
+        out
+    }
     /// The top-level key whose leading times ([`crate::leading_time`]) say something about
     /// this query: the time property (`--time-field`), when the time range bounds it or the
     /// query reads it; `None` otherwise (also for a range on another key).

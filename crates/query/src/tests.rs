@@ -307,6 +307,30 @@ fn key_set_is_first_segments() {
     assert!(Plan::compile("select *").unwrap().key_names().is_empty());
 }
 
+#[test]
+fn text_tests_are_the_equalities_of_top_level_properties_with_text() {
+    let p = Plan::compile(
+        "select count(*) where (@l = 'error' or 'x' == RequestPath) and Level in ('a', 'b', 3) \
+         and not (Env = 'prod') and Tags[0] = 'a' and N = 3 and M <> 'z' and (K in ('q')) is null",
+    )
+    .unwrap();
+    let pairs = |v: &[(&str, &str)]| -> Vec<(String, String)> {
+        v.iter()
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .collect()
+    };
+    assert_eq!(
+        p.text_tests(),
+        pairs(&[
+            ("@l", "error"),
+            ("RequestPath", "x"),
+            ("Level", "a"),
+            ("Level", "b")
+        ])
+    );
+    assert!(Plan::compile("select @l").unwrap().text_tests().is_empty());
+}
+
 // ---- Property paths ----
 q!(
     top_level_at_names,
