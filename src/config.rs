@@ -130,6 +130,9 @@ pub struct Config {
     pub follow: Option<crate::follow::Follow>,
     /// The size of `-o chart`.
     pub chart: chart::Size,
+    /// The columns a table is fitted in: `COLUMNS`, else the terminal's; `None` when stdout
+    /// is not a terminal.
+    pub table_width: Option<usize>,
     /// Where zone maps are kept (`None`: `--no-cache`, or no cache directory is known).
     pub zones: Option<ZoneOptions>,
 }
@@ -189,6 +192,7 @@ impl Config {
                 env.terminal_size.filter(|_| env.stdout_tty),
                 args.follow,
             ),
+            table_width: table_width(env),
             follow: args.follow.then(|| crate::follow::Follow {
                 every: args.every.unwrap_or(crate::follow::EVERY),
                 terminal: env.stdout_tty,
@@ -196,6 +200,21 @@ impl Config {
             }),
         })
     }
+}
+
+/// The terminal columns a table on stdout is fitted in: `COLUMNS` when set to a number, else
+/// the terminal's width; `None` when stdout is not a terminal (a pipe or a file gets every
+/// value whole).
+fn table_width(env: &Env) -> Option<usize> {
+    if !env.stdout_tty {
+        return None;
+    }
+    let var = env
+        .columns
+        .as_deref()
+        .and_then(|v| v.trim().parse::<usize>().ok());
+    var.filter(|&n| n > 0)
+        .or_else(|| env.terminal_size.map(|(_, cols)| usize::from(cols)))
 }
 
 /// `-o parquet` and `-o arrow` write binary data: never to a terminal, and not with

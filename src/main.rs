@@ -115,6 +115,7 @@ fn run(mut args: cli::Args) -> Result<(), Failure> {
         color: config.color_stderr,
         color_stdout: config.color_stdout,
         chart: config.chart,
+        table_width: config.table_width,
         zones: config.zones.clone(),
         inflate_whole: config.inflate_whole,
         ..driver::RunOptions::default()

@@ -238,3 +238,29 @@ fn keys_are_coloured_as_query_results_are() {
         assert_eq!(drawn.replace("\r\n", "\n"), plain.stdout());
     }
 }
+
+/// On a terminal, a table wider than it (`COLUMNS`) has its long text columns cut with `…`
+/// to fit, the other columns whole; in a pipe, `-o table` keeps every value whole.
+#[test]
+fn a_table_on_a_terminal_fits_its_width() {
+    let f = Fixture::new();
+    let query = "select @t, @l, StatusCode, Message, Properties.Headers limit 5";
+    let Some((drawn, _)) = on_a_terminal(&f, &format!("'{query}'"), &[("COLUMNS", "100")]) else {
+        return;
+    };
+    let drawn = strip(&drawn).replace("\r\n", "\n");
+    let whole = ndq(&["-o", "table", query]).path(&sample()).run_ok();
+    let whole_lines: Vec<&str> = whole.stdout().lines().collect();
+    assert!(
+        whole_lines.iter().any(|l| l.chars().count() > 100),
+        "{whole_lines:?}"
+    );
+    let lines: Vec<&str> = drawn.lines().collect();
+    assert_eq!(lines.len(), whole_lines.len(), "{drawn}");
+    for (line, full) in lines.iter().zip(&whole_lines) {
+        assert!(line.chars().count() <= 100, "{line:?}");
+        // The timestamp, level and status come first and whole.
+        assert_eq!(line.get(..55), full.get(..55), "{line:?}");
+    }
+    assert!(lines[2..].iter().all(|l| l.ends_with('…')), "{drawn}");
+}

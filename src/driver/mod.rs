@@ -127,6 +127,8 @@ pub struct RunOptions {
     pub prefilter: bool,
     /// The size of `-o chart`.
     pub chart: crate::output::chart::Size,
+    /// The terminal columns a table is fitted in (`None`: not a terminal, any width).
+    pub table_width: Option<usize>,
     /// Zone maps of large files: where they are cached (`None`: none used or written).
     pub zones: Option<ZoneOptions>,
     /// Inflate a regular gzip file's members whole where it can be ([`crate::inflate`]);
@@ -169,6 +171,7 @@ impl Default for RunOptions {
             window: WINDOW,
             prefilter: true,
             chart: crate::output::chart::Size::PIPE,
+            table_width: None,
             zones: None,
             inflate_whole: true,
         }
@@ -244,6 +247,7 @@ pub fn run(
     let mode = Mode::of(kind, format);
     let writer = RowWriter::new(format, plan.columns())
         .with_color(opts.color_stdout)
+        .with_width(opts.table_width)
         .with_chart(chart::Spec::new(plan, opts.chart));
     let table_rows = mode == Mode::Table;
     let make = || step::PlanStep::new(plan, opts, &writer, table_rows);

@@ -3,7 +3,7 @@
 //! Every format writes into a caller's `Vec<u8>` (one buffer per chunk in the driver), never
 //! straight to stdout, so parallel chunks can format their rows and the driver writes the
 //! buffers in input order. `table` needs every row to size its columns, so it is the one
-//! format that renders all rows at once ([`table::render`]); the others stream row by row
+//! format that renders all rows at once ([`table::render_within`]); the others stream row by row
 //! through [`RowWriter`].
 //!
 //! How each value is written (the choices the language reference leaves open are marked *):
@@ -105,6 +105,8 @@ pub struct RowWriter {
     color: bool,
     /// How a chart is drawn (`-o chart`).
     chart: chart::Spec,
+    /// The terminal columns a table is fitted in ([`RowWriter::with_width`]).
+    width: Option<usize>,
 }
 
 impl RowWriter {
@@ -120,7 +122,15 @@ impl RowWriter {
             json_keys,
             color: false,
             chart: chart::Spec::default(),
+            width: None,
         }
+    }
+
+    /// Fit a table in `width` terminal columns (stdout a terminal), its widest text columns
+    /// cut with `…` ([`table::render_within`]); `None`: every value whole.
+    pub fn with_width(mut self, width: Option<usize>) -> RowWriter {
+        self.width = width;
+        self
     }
 
     /// Draw charts with `spec` (the plan's columns and the size).
@@ -211,7 +221,7 @@ impl RowWriter {
     /// `out` and say so; false for the others, which write nothing here.
     fn render_whole(&self, rows: &[Vec<Value<'_>>], out: &mut Vec<u8>) -> bool {
         let text = match self.format {
-            Format::Table => table::render(&self.columns, rows, self.color),
+            Format::Table => table::render_within(&self.columns, rows, self.color, self.width),
             Format::Chart => chart::render(&self.columns, rows, &self.chart, self.color),
             _ => return false,
         };

@@ -20,10 +20,16 @@ use unicode_width::UnicodeWidthStr;
 use super::color::{Palette, paint};
 use super::{is_number, text};
 
-/// Render the whole table, coloured when `color`.
-pub fn render(columns: &[String], rows: &[Vec<Value<'_>>], color: bool) -> String {
-    let header: Vec<Cow<'_, str>> = columns.iter().map(|c| visible(c)).collect();
-    let cells: Vec<Vec<Cow<'_, str>>> = rows
+/// Render the whole table, coloured when `color`, in at most `width` terminal columns when
+/// given ([`fit`]).
+pub fn render_within(
+    columns: &[String],
+    rows: &[Vec<Value<'_>>],
+    color: bool,
+    width: Option<usize>,
+) -> String {
+    let mut header: Vec<Cow<'_, str>> = columns.iter().map(|c| visible(c)).collect();
+    let mut cells: Vec<Vec<Cow<'_, str>>> = rows
         .iter()
         .map(|row| {
             row.iter()
@@ -56,6 +62,19 @@ pub fn render(columns: &[String], rows: &[Vec<Value<'_>>], color: bool) -> Strin
         .zip(&others)
         .map(|(&n, &o)| n > 0 && o == 0)
         .collect();
+    if let Some(width) = width {
+        let fitted = fit(&widths, &numeric, width);
+        if fitted != widths {
+            for row in std::iter::once(&mut header).chain(cells.iter_mut()) {
+                for (cell, &w) in row.iter_mut().zip(&fitted) {
+                    if cell.width() > w {
+                        *cell = Cow::Owned(cut(cell, w));
+                    }
+                }
+            }
+            widths = fitted;
+        }
+    }
     let mut out = String::new();
     let plain = |_: usize| None;
     let bold = |_: usize| color.then_some(Palette::HEADER);
@@ -71,6 +90,66 @@ pub fn render(columns: &[String], rows: &[Vec<Value<'_>>], color: bool) -> Strin
         };
         line(&mut out, row, &widths, &numeric, style);
     }
+    out
+}
+
+/// A text column at most this wide is never cut (a timestamp takes 28 columns); a wider one
+/// is narrowed down to it, and then, if the table still does not fit, to [`NARROWEST`].
+const WHOLE: usize = 32;
+const NARROWEST: usize = 16;
+
+/// Column widths (`natural`, each the widest cell's) that fit in `width` terminal columns
+/// with two spaces between columns: the widest text column narrowed first, each to the next
+/// widest, until the table fits; only text columns wider than [`WHOLE`] are narrowed, to it
+/// first and then to [`NARROWEST`]; numbers never (a cut number would read as another
+/// number). When that is not enough, the table stays wider than `width`.
+fn fit(natural: &[usize], numeric: &[bool], width: usize) -> Vec<usize> {
+    let mut w = natural.to_vec();
+    let total = w.iter().sum::<usize>() + 2 * w.len().saturating_sub(1);
+    let mut excess = total.saturating_sub(width);
+    for least in [WHOLE, NARROWEST] {
+        let floor = |i: usize| {
+            if natural[i] > WHOLE {
+                least
+            } else {
+                natural[i]
+            }
+        };
+        while excess > 0 {
+            let narrowable = |i: &usize| !numeric[*i] && w[*i] > floor(*i);
+            // The widest (the first of equals), and the width of the next below it.
+            let Some(i) = (0..w.len())
+                .filter(narrowable)
+                .max_by_key(|&i| (w[i], usize::MAX - i))
+            else {
+                break;
+            };
+            let next = (0..w.len())
+                .filter(|&j| !numeric[j] && w[j] < w[i])
+                .map(|j| w[j])
+                .max()
+                .unwrap_or(0);
+            let step = (w[i] - next.max(floor(i))).min(excess);
+            w[i] -= step;
+            excess -= step;
+        }
+    }
+    w
+}
+
+/// `cell` cut to `w` terminal columns, its last one `…`.
+fn cut(cell: &str, w: usize) -> String {
+    let mut out = String::new();
+    let mut used = 0;
+    for c in cell.chars() {
+        let cw = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
+        if used + cw > w.saturating_sub(1) {
+            break;
+        }
+        used += cw;
+        out.push(c);
+    }
+    out.push('…');
     out
 }
 
@@ -134,6 +213,11 @@ pub(super) fn visible(s: &str) -> Cow<'_, str> {
 mod tests {
     use super::*;
 
+    /// The whole table, every value whole.
+    fn render(columns: &[String], rows: &[Vec<Value<'_>>], color: bool) -> String {
+        render_within(columns, rows, color, None)
+    }
+
     #[test]
     fn aligned_with_header_and_rule() {
         let columns = vec!["@l".to_string(), "count(*)".to_string()];
@@ -170,6 +254,83 @@ mod tests {
             render(&columns, &rows, false),
             "s       n\n------  -\n中文字  1\nabcdef  1\ne\u{301}e\u{301}      1\n"
         );
+    }
+
+    fn long_rows() -> (Vec<String>, Vec<Vec<Value<'static>>>) {
+        let columns = vec!["@l".to_string(), "Message".to_string(), "n".to_string()];
+        let row = |l: &'static str, m: &'static str, n: &'static str| {
+            vec![
+                Value::RawString(l.into()),
+                Value::String(m.into()),
+                Value::RawNumber(n.into()),
+            ]
+        };
+        let rows = vec![
+            row(
+                "Information",
+                "HTTP GET /api/orders/17427 responded 500 in 138 ms",
+                "1234567",
+            ),
+            row("Error", "short", "1"),
+            row("Warning", "中文中文中文中文中文中文中文中文中文", "22"),
+        ];
+        (columns, rows)
+    }
+
+    #[test]
+    fn a_table_too_wide_is_narrowed_in_its_widest_text_column() {
+        let (columns, rows) = long_rows();
+        let wide = render(&columns, &rows, false);
+        // Wide enough: the same table.
+        assert_eq!(render_within(&columns, &rows, false, Some(72)), wide);
+        let fitted = render_within(&columns, &rows, false, Some(60));
+        assert_eq!(
+            fitted,
+            "@l           Message                                       n\n\
+             -----------  --------------------------------------  -------\n\
+             Information  HTTP GET /api/orders/17427 responded …  1234567\n\
+             Error        short                                         1\n\
+             Warning      中文中文中文中文中文中文中文中文中文         22\n"
+        );
+        for line in fitted.lines() {
+            assert!(line.width() <= 60, "{line:?}");
+        }
+    }
+
+    #[test]
+    fn numbers_and_short_columns_are_never_cut() {
+        let (columns, rows) = long_rows();
+        // Far too narrow: long text stops at 16 columns, text up to 32 wide and numbers are
+        // whole.
+        let fitted = render_within(&columns, &rows, false, Some(10));
+        assert_eq!(
+            fitted,
+            "@l           Message                 n\n\
+             -----------  ----------------  -------\n\
+             Information  HTTP GET /api/o…  1234567\n\
+             Error        short                   1\n\
+             Warning      中文中文中文中…        22\n"
+        );
+        let colored = render_within(&columns, &rows, true, Some(10));
+        assert_eq!(
+            String::from_utf8(crate::output::color::strip(colored.as_bytes())).unwrap(),
+            fitted
+        );
+    }
+
+    #[test]
+    fn narrowing_takes_the_widest_first() {
+        // Widths 70 and 50 (+2) in 100: the widest goes down to the other, then the first of
+        // the two.
+        assert_eq!(fit(&[70, 50], &[false, false], 100), [48, 50]);
+        assert_eq!(fit(&[70, 50], &[false, false], 122), [70, 50]);
+        // To 32 first, then further.
+        assert_eq!(fit(&[70, 50], &[true, false], 104), [70, 32]);
+        assert_eq!(fit(&[70, 50], &[true, false], 100), [70, 28]);
+        assert_eq!(fit(&[70, 20], &[false, false], 10), [16, 20]);
+        assert_eq!(fit(&[30, 20], &[false, false], 10), [30, 20]);
+        assert_eq!(cut("abcdef", 4), "abc…");
+        assert_eq!(cut("中文中文", 4), "中…");
     }
 
     #[test]
