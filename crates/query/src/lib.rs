@@ -308,6 +308,7 @@ pub use candidates::Candidates;
 pub use columns::{AggKind, ColumnRole};
 pub use doc::{Doc, Scanned, View};
 pub use error::{ErrorKind, QueryError};
+pub use func::edit_distance;
 pub use ndq_scan::{decode_escape, unescape as unescape_json_str};
 pub use plan::{Kind, Plan};
 pub use prefilter::{Atom, Formula, MAX_LITERALS, NumAtom, Prefilter};

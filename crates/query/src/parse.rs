@@ -325,6 +325,40 @@ const RESERVED: &[&str] = &[
     "or", "case", "when", "then", "else", "end",
 ];
 
+/// What a word found where a clause (or the end) was expected was probably meant as, from
+/// other query languages and typing: ` (did you mean 'where'?)`. `prev`: the word before;
+/// `in_order_by`: after an `order by` list (where a second `desc` needs no explaining).
+fn clause_hint(word: &str, prev: Option<&str>, in_order_by: bool) -> Option<String> {
+    const CLAUSES: [&str; 7] = [
+        "from", "where", "group", "having", "order", "limit", "offset",
+    ];
+    let lower = word.to_ascii_lowercase();
+    let prev = prev.map(str::to_ascii_lowercase);
+    Some(match lower.as_str() {
+        f @ ("contains" | "startswith" | "endswith" | "match") => {
+            format!(" ({f} is a function: {f}(Message, 'text'))")
+        }
+        "between" => " (ndq has no between: write x >= a and x <= b)".to_owned(),
+        "by" => " (did you mean group by or order by?)".to_owned(),
+        "asc" | "desc" if !in_order_by => format!(" ({lower} comes after an order by key)"),
+        "asc" | "desc" => return None,
+        _ if prev.as_deref() == Some("top") && lower.bytes().all(|b| b.is_ascii_digit()) => {
+            format!(" (the number of rows is given last: limit {lower})")
+        }
+        _ if lower.len() >= 3 => {
+            let (d, kw) = CLAUSES
+                .iter()
+                .map(|kw| (crate::func::edit_distance(&lower, kw), *kw))
+                .min_by_key(|(d, _)| *d)?;
+            if d == 0 || d > 2 {
+                return None;
+            }
+            format!(" (did you mean '{kw}'?)")
+        }
+        _ => return None,
+    })
+}
+
 /// How deeply expressions may nest (parentheses, `not`, unary `-`, calls): deeper queries
 /// are refused rather than risking the stack.
 const MAX_DEPTH: usize = 64;
@@ -418,6 +452,22 @@ impl<'q> Parser<'q> {
             _ => String::new(),
         };
         let mut msg = format!("expected {}{after}, found {found}", expect.as_str());
+        let between_clauses = matches!(
+            expect,
+            Expect::Clause
+                | Expect::AfterGroupBy
+                | Expect::AfterOrderBy
+                | Expect::AfterHaving
+                | Expect::LaterClause
+                | Expect::AfterLimit
+                | Expect::End
+        );
+        if between_clauses {
+            let in_order_by = expect == Expect::AfterOrderBy;
+            if let Some(hint) = clause_hint(self.text(t), self.prev_text(), in_order_by) {
+                msg.push_str(&hint);
+            }
+        }
         if expect == Expect::Expr && t.tok == Tok::Ident {
             // A reserved word where a value was expected: maybe it names a property.
             let word = self.text(t);
@@ -1359,6 +1409,59 @@ mod tests {
             (
                 "select x where a b",
                 "expected another clause or the end of the query, found 'b'",
+            ),
+            // Words from other languages, and clause names mistyped, get what was meant.
+            (
+                "select count(*) were Elapsed > 1",
+                "expected ',' or the next clause (from, where, group by, having, order by, \
+                 limit, offset), found 'were' (did you mean 'where'?)",
+            ),
+            (
+                "select @l grop by @l",
+                "expected ',' or the next clause (from, where, group by, having, order by, \
+                 limit, offset), found 'grop' (did you mean 'group'?)",
+            ),
+            (
+                "select x form stream",
+                "expected ',' or the next clause (from, where, group by, having, order by, \
+                 limit, offset), found 'form' (did you mean 'from'?)",
+            ),
+            (
+                "select x order by x Limt 5",
+                "expected ',', 'limit' or 'offset', found 'Limt' (did you mean 'limit'?)",
+            ),
+            (
+                "select x where Message Contains 'x'",
+                "expected another clause or the end of the query, found 'Contains' \
+                 (contains is a function: contains(Message, 'text'))",
+            ),
+            (
+                "select x where s between 1 and 2",
+                "expected another clause or the end of the query, found 'between' \
+                 (ndq has no between: write x >= a and x <= b)",
+            ),
+            (
+                "select avg(x) by k",
+                "expected ',' or the next clause (from, where, group by, having, order by, \
+                 limit, offset), found 'by' (did you mean group by or order by?)",
+            ),
+            (
+                "select top 5 x",
+                "expected ',' or the next clause (from, where, group by, having, order by, \
+                 limit, offset), found '5' (the number of rows is given last: limit 5)",
+            ),
+            (
+                "select x desc",
+                "expected ',' or the next clause (from, where, group by, having, order by, \
+                 limit, offset), found 'desc' (desc comes after an order by key)",
+            ),
+            (
+                "select x where a bb",
+                "expected another clause or the end of the query, found 'bb'",
+            ),
+            (
+                "select x where a message",
+                "expected another clause or the end of the query, found 'message'",
             ),
             (
                 "select x limit 1 2",
