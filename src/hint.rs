@@ -47,12 +47,12 @@ const ALIKE: &[&[&str]] = &[
 
 /// The notes for a run over `inputs` in which no line matched, of a query that reads `names`
 /// (its top-level properties) and tests `tests` (`Plan::text_tests`: a property equal to a
-/// text). Empty when the first input that can be read again (a plain regular file) cannot be
+/// text, or to another property). Empty when the first input that can be read again (a plain regular file) cannot be
 /// read, has no JSON object in its first lines, or has nothing to say.
 pub fn notes(
     names: &[String],
     time: Option<&str>,
-    tests: &[(String, String)],
+    tests: &[(String, String, bool)],
     inputs: &Inputs,
 ) -> Vec<String> {
     let Some((path, name)) = inputs.list.iter().find_map(|i| match &i.source {
@@ -61,13 +61,11 @@ pub fn notes(
     }) else {
         return Vec::new();
     };
-    let watch: Vec<&str> = tests.iter().map(|(k, _)| k.as_str()).collect();
+    let watch: Vec<&str> = tests.iter().map(|(k, ..)| k.as_str()).collect();
     let Some(sample) = Sample::read(path, &watch) else {
         return Vec::new();
     };
-    let mut notes = sample.absent(names, time, name);
-    notes.extend(sample.case_only(tests, name));
-    notes
+    sample.notes(names, time, tests, name)
 }
 
 /// The top-level keys of the first lines of a file.
@@ -229,9 +227,9 @@ impl Sample {
 
     /// A note for each of `tests` (a property equal to a text) whose text no line read has,
     /// where some have it in other case: `@l = 'error'` where the lines say `Error`.
-    fn case_only(&self, tests: &[(String, String)], file: &str) -> Vec<String> {
+    fn case_only(&self, tests: &[(String, String, bool)], file: &str) -> Vec<String> {
         let mut notes = Vec::new();
-        for (key, text) in tests {
+        for (key, text, _) in tests.iter().filter(|(.., bare)| !bare) {
             let Some(values) = self.values.get(key) else {
                 continue;
             };
@@ -257,6 +255,60 @@ impl Sample {
             ));
         }
         notes
+    }
+}
+
+impl Sample {
+    /// Every note on the sample (see [`notes`]): values written without quotes, then missing
+    /// properties (but those), then texts found in other case.
+    fn notes(
+        &self,
+        names: &[String],
+        time: Option<&str>,
+        tests: &[(String, String, bool)],
+        file: &str,
+    ) -> Vec<String> {
+        let (mut notes, unquoted) = self.unquoted(tests, file);
+        let names: Vec<String> = names
+            .iter()
+            .filter(|n| !unquoted.contains(n))
+            .cloned()
+            .collect();
+        notes.extend(self.absent(&names, time, file));
+        notes.extend(self.case_only(tests, file));
+        notes
+    }
+
+    /// For each comparison of two properties in `tests` whose second none of the lines has,
+    /// but which some have as the first's value (`@l = Error`): a note that a text is
+    /// written in quotes. The notes, and those second names (so that they get no other note).
+    fn unquoted(&self, tests: &[(String, String, bool)], file: &str) -> (Vec<String>, Vec<String>) {
+        let mut notes = Vec::new();
+        let mut names = Vec::new();
+        for (key, name, _) in tests.iter().filter(|(.., bare)| *bare) {
+            if self.keys.iter().any(|(k, _)| k == name) || names.contains(name) {
+                continue;
+            }
+            let Some(values) = self.values.get(key) else {
+                continue;
+            };
+            let folded = name.to_lowercase();
+            let Some((value, n)) = values.iter().find(|(v, _)| v.to_lowercase() == folded) else {
+                continue;
+            };
+            notes.push(format!(
+                "no line matched; {name} is not a property of {}, but {} is {} on {} of them: \
+                 a text is written in quotes ({} = {})",
+                self.span(file),
+                as_written(key),
+                quoted(value),
+                grouped(*n as u64),
+                as_written(key),
+                quoted(name),
+            ));
+            names.push(name.clone());
+        }
+        (notes, names)
     }
 }
 
@@ -394,9 +446,9 @@ mod tests {
              {\"k\":\"it's\"}",
             false,
         );
-        let tests = |v: &[(&str, &str)]| -> Vec<(String, String)> {
+        let tests = |v: &[(&str, &str)]| -> Vec<(String, String, bool)> {
             v.iter()
-                .map(|(a, b)| (a.to_string(), b.to_string()))
+                .map(|(a, b)| (a.to_string(), b.to_string(), false))
                 .collect()
         };
         assert_eq!(
@@ -419,6 +471,35 @@ mod tests {
         // Only the watched keys' values are kept.
         let other = sample("{\"x\":\"A\"}", true);
         assert!(other.case_only(&tests(&[("x", "a")]), "f").is_empty());
+    }
+
+    #[test]
+    fn a_value_written_without_quotes_is_named_once() {
+        let s = sample(
+            "{\"@l\":\"Error\",\"@x\":\"boom\"}\n{\"@l\":\"Information\"}\n",
+            true,
+        );
+        let tests = vec![
+            ("@l".to_string(), "Error".to_string(), true),
+            ("@l".to_string(), "Warning".to_string(), true),
+        ];
+        let (notes, names) = s.unquoted(&tests, "f");
+        assert_eq!(
+            notes,
+            [
+                "no line matched; Error is not a property of the 2 lines of f, but @l is 'Error' \
+              on 1 of them: a text is written in quotes (@l = 'Error')"
+            ]
+        );
+        assert_eq!(names, ["Error"]);
+        // Through `notes`: Error gets no "did you mean @x" beside it.
+        let names: Vec<String> = ["@l", "Error", "Warning"].map(String::from).to_vec();
+        let all = s.notes(&names, None, &tests, "f");
+        assert_eq!(all.len(), 2, "{all:?}");
+        assert!(
+            all[1].starts_with("no line matched; Warning is in none of"),
+            "{all:?}"
+        );
     }
 
     #[test]

@@ -1632,6 +1632,22 @@ fn no_match_on_a_terminal_names_the_missing_property_and_its_look_alike() {
              but is 'Error' on {errors} (= tells case apart; ilike does not)\n"
         )
     );
+    // A text written without quotes reads as a property: said so.
+    let (_, terminal) = stderr_on_a_terminal(
+        &f,
+        &format!(
+            "\"select count(*) where @l = Error\" '{}'",
+            sample.display()
+        ),
+    )
+    .unwrap();
+    assert_eq!(
+        terminal,
+        format!(
+            "ndq: note: no line matched; Error is not a property of the {lines} lines of {file}, \
+             but @l is 'Error' on {errors} of them: a text is written in quotes (@l = 'Error')\n"
+        )
+    );
     // A match, or properties the lines have with no text of another case: nothing to say.
     for args in [
         "\"select count(*) where Elapsed > 5\"",

@@ -777,9 +777,11 @@ impl Plan {
         self.range.as_ref()
     }
     /// The tests of `where` that a line's top-level property equals a text (`@l = 'error'`,
-    /// `@l in ('Error', 'Fatal')`), outside any `not`, as (key, text) pairs in the order
-    /// written: what to look for in the lines when nothing matched.
-    pub fn text_tests(&self) -> Vec<(String, String)> {
+    /// `@l in ('Error', 'Fatal')`), outside any `not`, as (key, text, false) in the order
+    /// written: what to look for in the lines when nothing matched. A comparison of two
+    /// top-level properties (`@l = Error`, maybe a text written without quotes) is there too,
+    /// as (key, other key, true).
+    pub fn text_tests(&self) -> Vec<(String, String, bool)> {
         fn key(ex: &Ex) -> Option<&str> {
             match ex {
                 Ex::Path(p) => match &p.segs[..] {
@@ -795,7 +797,7 @@ impl Plan {
                 _ => None,
             }
         }
-        fn walk(ex: &Ex, out: &mut Vec<(String, String)>) {
+        fn walk(ex: &Ex, out: &mut Vec<(String, String, bool)>) {
             match ex {
                 Ex::And(a, b) | Ex::Or(a, b) => {
                     walk(a, out);
@@ -807,7 +809,9 @@ impl Plan {
                         _ => None,
                     };
                     if let Some((k, t)) = pair {
-                        out.push((k.to_string(), t.to_string()));
+                        out.push((k.to_string(), t.to_string(), false));
+                    } else if let (Some(k), Some(bare)) = (key(a), key(b)) {
+                        out.push((k.to_string(), bare.to_string(), true));
                     }
                 }
                 Ex::In {
@@ -819,7 +823,7 @@ impl Plan {
                         out.extend(
                             list.iter()
                                 .filter_map(text)
-                                .map(|t| (k.to_string(), t.to_string())),
+                                .map(|t| (k.to_string(), t.to_string(), false)),
                         );
                     }
                 }

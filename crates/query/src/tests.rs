@@ -311,21 +311,23 @@ fn key_set_is_first_segments() {
 fn text_tests_are_the_equalities_of_top_level_properties_with_text() {
     let p = Plan::compile(
         "select count(*) where (@l = 'error' or 'x' == RequestPath) and Level in ('a', 'b', 3) \
-         and not (Env = 'prod') and Tags[0] = 'a' and N = 3 and M <> 'z' and (K in ('q')) is null",
+         and not (Env = 'prod') and Tags[0] = 'a' and N = 3 and M <> 'z' and (K in ('q')) is null \
+         and @l = Error and a.b = c",
     )
     .unwrap();
-    let pairs = |v: &[(&str, &str)]| -> Vec<(String, String)> {
+    let pairs = |v: &[(&str, &str, bool)]| -> Vec<(String, String, bool)> {
         v.iter()
-            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .map(|(a, b, bare)| (a.to_string(), b.to_string(), *bare))
             .collect()
     };
     assert_eq!(
         p.text_tests(),
         pairs(&[
-            ("@l", "error"),
-            ("RequestPath", "x"),
-            ("Level", "a"),
-            ("Level", "b")
+            ("@l", "error", false),
+            ("RequestPath", "x", false),
+            ("Level", "a", false),
+            ("Level", "b", false),
+            ("@l", "Error", true),
         ])
     );
     assert!(Plan::compile("select @l").unwrap().text_tests().is_empty());
