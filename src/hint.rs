@@ -1,14 +1,20 @@
-//! A note for a person at a terminal when no line matched: the properties the query names
-//! that the lines do not have, and the ones they have that look like them.
+//! Notes for a person at a terminal when no line matched: the properties the query names
+//! that the lines do not have, and what they have instead.
 //!
 //! `where Level = 'Error'` on a Serilog log, or `where @l = 'error'` on a pino log, answers
 //! nothing and says nothing: a count of 0 looks like good news. So when stderr is a terminal
-//! and a query with `where` matched no line, the start of its first plain file (at most
-//! [`SAMPLE_LINES`] lines, [`SAMPLE_BYTES`] bytes) is read again and each top-level property
-//! the query names that none of those lines has gets one note, with the look-alikes the lines
-//! do have (`@l` for `Level`, `level` for `@l`, `Elapsed` for `elapsed`), else the names the
-//! lines have. Nothing is read unless the run matched nothing, and scripts (stderr not a
-//! terminal) never see it.
+//! and a query with `where` matched no line, the start of its first plain file with JSON in it
+//! (at most [`SAMPLE_LINES`] lines, [`SAMPLE_BYTES`] bytes) is read again, and:
+//! - a comparison with a property none of those lines has, which is a value of the other side
+//!   (`@l = Error`), is said to need quotes (`@l = 'Error'`);
+//! - each other top-level property the query names that none of those lines has gets one
+//!   note, with the look-alikes the lines do have, closest first (`@l` for `Level`, `level`
+//!   for `@l`, `Elapsed` for `elapsed`), else the names the lines have;
+//! - a text compared with `=` that none of those lines has, but some have in other case
+//!   (`'error'`, `Error`), is said to be compared with case.
+//!
+//! Text from the file is shown with its control characters escaped, as in a table. Nothing
+//! is read unless the run matched nothing, and scripts (stderr not a terminal) never see it.
 
 use std::collections::HashMap;
 use std::io::Read as _;
@@ -19,6 +25,7 @@ use ndq_scan::{Parser, Scanner, Value};
 
 use crate::bench::grouped;
 use crate::input::{Inputs, Source};
+use crate::output::table::visible;
 
 /// The most lines and bytes read from the start of the file.
 pub const SAMPLE_LINES: usize = 1000;
@@ -26,6 +33,9 @@ pub const SAMPLE_BYTES: u64 = 4 << 20;
 
 /// Names the lines have that are listed when none looks like the missing one.
 const LISTED: usize = 8;
+
+/// Files tried for lines that are JSON objects (an empty or rotated first file is passed).
+const FILES: usize = 16;
 
 /// Names that different logging libraries give the same thing (compared without case):
 /// Serilog's compact JSON (`@t`, `@l`, `@mt`, `@m`, `@x`), pino and bunyan (`time`, `level`,
@@ -46,26 +56,37 @@ const ALIKE: &[&[&str]] = &[
 ];
 
 /// The notes for a run over `inputs` in which no line matched, of a query that reads `names`
-/// (its top-level properties) and tests `tests` (`Plan::text_tests`: a property equal to a
-/// text, or to another property). Empty when the first input that can be read again (a plain regular file) cannot be
-/// read, has no JSON object in its first lines, or has nothing to say.
+/// (its top-level properties, `time` the time property among them) and tests `tests`
+/// (`Plan::text_tests`: a property equal to a text, or to another property). Empty when no
+/// input that can be read again (a plain regular file; the first [`FILES`] of them) has a
+/// JSON object in its first lines, or when there is nothing to say.
 pub fn notes(
     names: &[String],
     time: Option<&str>,
     tests: &[(String, String, bool)],
     inputs: &Inputs,
 ) -> Vec<String> {
-    let Some((path, name)) = inputs.list.iter().find_map(|i| match &i.source {
+    let watch: Vec<&str> = tests.iter().map(|(k, ..)| k.as_str()).collect();
+    let files = inputs.list.iter().filter_map(|i| match &i.source {
         Source::Mapped(path) => Some((path, &i.name)),
         _ => None,
-    }) else {
-        return Vec::new();
-    };
-    let watch: Vec<&str> = tests.iter().map(|(k, ..)| k.as_str()).collect();
-    let Some(sample) = Sample::read(path, &watch) else {
-        return Vec::new();
-    };
-    sample.notes(names, time, tests, name)
+    });
+    for (path, name) in files.take(FILES) {
+        if let Some(sample) = Sample::read(path, &watch).filter(|s| s.objects > 0) {
+            return sample.notes(names, time, tests, name);
+        }
+    }
+    Vec::new()
+}
+
+/// A top-level key of the sample.
+#[derive(Debug, PartialEq)]
+struct Key {
+    name: String,
+    /// Objects that have it.
+    lines: usize,
+    /// Whether its first value is a number (a pino `time` or `level`).
+    number: bool,
 }
 
 /// The top-level keys of the first lines of a file.
@@ -75,8 +96,8 @@ struct Sample {
     objects: usize,
     /// Whether that was every line of the file.
     whole: bool,
-    /// Each key, in the order first seen, with the number of objects that have it.
-    keys: Vec<(String, usize)>,
+    /// Each key, in the order first seen.
+    keys: Vec<Key>,
     /// For each watched key, its text values in the order first seen, with the number of
     /// objects that have each (at most [`SAMPLE_LINES`] values).
     values: HashMap<String, Vec<(String, usize)>>,
@@ -120,13 +141,17 @@ impl Sample {
             for (key, value) in doc.root().iter() {
                 let key = key.unescaped().into_owned();
                 let i = *index.entry(key.clone()).or_insert_with(|| {
-                    sample.keys.push((key.clone(), 0));
+                    sample.keys.push(Key {
+                        name: key.clone(),
+                        lines: 0,
+                        number: matches!(value, Value::Number(_)),
+                    });
                     sample.keys.len() - 1
                 });
                 // A key twice in one line counts once.
                 if !seen.contains(&i) {
                     seen.push(i);
-                    sample.keys[i].1 += 1;
+                    sample.keys[i].lines += 1;
                     // The first of a key given twice is the one a query reads.
                     if let (true, Value::String(text)) = (watch.contains(&key.as_str()), value) {
                         let values = sample.values.entry(key).or_default();
@@ -141,6 +166,30 @@ impl Sample {
         }
         sample.whole = all_read;
         sample
+    }
+
+    fn has(&self, name: &str) -> bool {
+        self.keys.iter().any(|k| k.name == name)
+    }
+
+    /// Every note on the sample (see [`notes`]): values written without quotes, then missing
+    /// properties (but those), then texts found in other case.
+    fn notes(
+        &self,
+        names: &[String],
+        time: Option<&str>,
+        tests: &[(String, String, bool)],
+        file: &str,
+    ) -> Vec<String> {
+        let (mut notes, unquoted) = self.unquoted(tests, file);
+        let names: Vec<String> = names
+            .iter()
+            .filter(|n| !unquoted.contains(n))
+            .cloned()
+            .collect();
+        notes.extend(self.absent(&names, time, file));
+        notes.extend(self.case_only(tests, file));
+        notes
     }
 
     /// The notes on the names in `names` that no object of the sample has: one for each with
@@ -158,31 +207,49 @@ impl Sample {
         let mut notes = Vec::new();
         let mut unlike = Vec::new();
         for name in names {
-            if self.keys.iter().any(|(k, _)| k == name) {
+            if self.has(name) {
                 continue;
             }
-            let alike: Vec<String> = self
+            // Closest first (then in the order first seen), three at most.
+            let mut alike: Vec<(u8, usize, &Key)> = self
                 .keys
                 .iter()
-                .map(|(k, _)| k.as_str())
-                .filter(|k| looks_like(name, k))
-                .take(3)
-                .map(as_written)
+                .enumerate()
+                .filter_map(|(i, k)| likeness(name, &k.name).map(|d| (d, i, k)))
                 .collect();
-            if alike.is_empty() {
+            alike.sort_by_key(|&(d, i, _)| (d, i));
+            let alike: Vec<&Key> = alike.into_iter().take(3).map(|(.., k)| k).collect();
+            let Some(best) = alike.first() else {
                 unlike.push(as_written(name));
                 continue;
-            }
+            };
+            let written: Vec<String> = alike.iter().map(|k| as_written(&k.name)).collect();
             let mut note = format!(
                 "no line matched; {} {one} {span} (did you mean {}?",
                 as_written(name),
-                alike.join(" or ")
+                written.join(" or ")
             );
-            if Some(name.as_str()) == time {
-                // `--since` on a log whose time is `time` or `timestamp`.
+            let group = |of: &str| {
+                ALIKE
+                    .iter()
+                    .position(|g| g.contains(&of.to_lowercase().as_str()))
+            };
+            let best_name = as_written(&best.name);
+            if Some(name.as_str()) == time || group(name) == Some(0) && group(&best.name) == Some(0)
+            {
+                note.push_str(&if best.number {
+                    // pino and bunyan write epoch milliseconds, which --since cannot read.
+                    format!(
+                        " {best_name} holds numbers: where datetime({best_name}, 'ms') >= \
+                         now() - 1h reads epoch milliseconds"
+                    )
+                } else {
+                    format!(" --time-field {best_name} makes it the time property")
+                });
+            } else if best.number && group(name) == Some(1) && group(&best.name) == Some(1) {
+                // pino's 30, 40, 50.
                 note.push_str(&format!(
-                    " --time-field {} makes it the time property",
-                    alike[0]
+                    " {best_name} holds numbers: level({best_name}) = 'Error' names them"
                 ));
             }
             note.push(')');
@@ -193,7 +260,7 @@ impl Sample {
                 .keys
                 .iter()
                 .take(LISTED)
-                .map(|(k, _)| as_written(k))
+                .map(|k| as_written(&k.name))
                 .collect();
             if self.keys.len() > LISTED {
                 listed.push("…".into());
@@ -205,18 +272,18 @@ impl Sample {
                 true => last,
                 false => format!("{} and {last}", unlike.join(", ")),
             };
+            let have = if self.objects == 1 { "has" } else { "have" };
             notes.push(format!(
-                "no line matched; {names} {verb} {span}, which have {}",
+                "no line matched; {names} {verb} {span}, which {have} {}",
                 listed.join(", ")
             ));
         }
         notes
     }
-}
 
-impl Sample {
     /// The lines read, for a note: `the 294 lines of f`, `the first 1,000 lines of f`.
     fn span(&self, file: &str) -> String {
+        let file = visible(file);
         match (self.whole, self.objects) {
             (true, 1) => format!("the one line of {file}"),
             (true, n) => format!("the {} lines of {file}", grouped(n as u64)),
@@ -256,28 +323,6 @@ impl Sample {
         }
         notes
     }
-}
-
-impl Sample {
-    /// Every note on the sample (see [`notes`]): values written without quotes, then missing
-    /// properties (but those), then texts found in other case.
-    fn notes(
-        &self,
-        names: &[String],
-        time: Option<&str>,
-        tests: &[(String, String, bool)],
-        file: &str,
-    ) -> Vec<String> {
-        let (mut notes, unquoted) = self.unquoted(tests, file);
-        let names: Vec<String> = names
-            .iter()
-            .filter(|n| !unquoted.contains(n))
-            .cloned()
-            .collect();
-        notes.extend(self.absent(&names, time, file));
-        notes.extend(self.case_only(tests, file));
-        notes
-    }
 
     /// For each comparison of two properties in `tests` whose second none of the lines has,
     /// but which some have as the first's value (`@l = Error`): a note that a text is
@@ -286,25 +331,27 @@ impl Sample {
         let mut notes = Vec::new();
         let mut names = Vec::new();
         for (key, name, _) in tests.iter().filter(|(.., bare)| *bare) {
-            if self.keys.iter().any(|(k, _)| k == name) || names.contains(name) {
+            if self.has(name) || names.contains(name) {
                 continue;
             }
             let Some(values) = self.values.get(key) else {
                 continue;
             };
             let folded = name.to_lowercase();
+            // The value as the lines write it, in its case.
             let Some((value, n)) = values.iter().find(|(v, _)| v.to_lowercase() == folded) else {
                 continue;
             };
             notes.push(format!(
-                "no line matched; {name} is not a property of {}, but {} is {} on {} of them: \
+                "no line matched; {} is not a property of {}, but {} is {} on {} of them: \
                  a text is written in quotes ({} = {})",
+                as_written(name),
                 self.span(file),
                 as_written(key),
                 quoted(value),
                 grouped(*n as u64),
                 as_written(key),
-                quoted(name),
+                quoted(value),
             ));
             names.push(name.clone());
         }
@@ -312,29 +359,32 @@ impl Sample {
     }
 }
 
-/// `text` as a query's string literal.
-fn quoted(text: &str) -> String {
-    format!("'{}'", text.replace('\'', "''"))
-}
-
-/// Whether `have` looks like what the user meant by `want`: the same without case, names of
-/// the same thing ([`ALIKE`]), or one or two letters apart (one for short names).
-fn looks_like(want: &str, have: &str) -> bool {
+/// How much `have` looks like what the user meant by `want`, lower is closer: the same but
+/// for case (0), names of the same thing ([`ALIKE`], 1), or one or two letters apart (one
+/// for names of fewer than 5 letters: 2 and 3); `None` when it does not.
+fn likeness(want: &str, have: &str) -> Option<u8> {
     let (w, h) = (want.to_lowercase(), have.to_lowercase());
     if w == h {
-        return true;
+        return Some(0);
     }
     if ALIKE
         .iter()
         .any(|group| group.contains(&w.as_str()) && group.contains(&h.as_str()))
     {
-        return true;
+        return Some(1);
     }
     let most = if w.chars().count() >= 5 { 2 } else { 1 };
-    w.chars().count() >= 3 && edit_distance(&w, &h) <= most
+    let d = edit_distance(&w, &h);
+    (w.chars().count() >= 3 && d <= most).then_some(1 + d as u8)
 }
 
-/// A top-level key as a query reaches it: bare when it is an identifier, else `['...']`.
+/// `text` as a query's string literal, control characters escaped.
+fn quoted(text: &str) -> String {
+    format!("'{}'", visible(text).replace('\'', "''"))
+}
+
+/// A top-level key as a query reaches it: bare when it is an identifier, else `['...']`
+/// (control characters escaped).
 fn as_written(key: &str) -> String {
     let mut chars = key.chars();
     let ident = chars
@@ -344,7 +394,7 @@ fn as_written(key: &str) -> String {
     if ident {
         key.to_string()
     } else {
-        format!("['{}']", key.replace('\'', "''"))
+        format!("[{}]", quoted(key))
     }
 }
 
@@ -383,8 +433,10 @@ mod tests {
         assert_eq!(
             pino.absent(&names(&["@l", "@t", "@mt"]), None, "p.log"),
             [
-                "no line matched; @l is not in the one line of p.log (did you mean level?)",
-                "no line matched; @t is not in the one line of p.log (did you mean time?)",
+                "no line matched; @l is not in the one line of p.log (did you mean level? level \
+                 holds numbers: level(level) = 'Error' names them)",
+                "no line matched; @t is not in the one line of p.log (did you mean time? time \
+                 holds numbers: where datetime(time, 'ms') >= now() - 1h reads epoch milliseconds)",
                 "no line matched; @mt is not in the one line of p.log (did you mean msg?)",
             ]
         );
@@ -412,18 +464,55 @@ mod tests {
         let s = sample(&format!("{{{many}\"z\":0}}"), true);
         let note = &s.absent(&names(&["Zebra"]), None, "f")[0];
         assert!(
-            note.ends_with("which have key0, key1, key2, key3, key4, key5, key6, key7, …"),
+            note.ends_with("which has key0, key1, key2, key3, key4, key5, key6, key7, …"),
             "{note}"
         );
     }
 
     #[test]
-    fn the_time_property_gets_the_option_that_names_it() {
+    fn the_time_property_gets_the_option_that_reads_it() {
+        let text = sample(
+            "{\"timestamp\":\"2026-11-21T10:00:00Z\"}\n{\"timestamp\":\"2026-11-21T10:00:01Z\"}",
+            true,
+        );
+        assert_eq!(
+            text.absent(&names(&["@t"]), Some("@t"), "a.log"),
+            ["no line matched; @t is in none of the 2 lines of a.log \
+              (did you mean timestamp? --time-field timestamp makes it the time property)"]
+        );
+        // pino's epoch milliseconds: --time-field would read them as seconds.
         let pino = sample("{\"level\":30,\"time\":1}\n{\"level\":30,\"time\":2}", true);
         assert_eq!(
             pino.absent(&names(&["@t"]), Some("@t"), "p.log"),
-            ["no line matched; @t is in none of the 2 lines of p.log \
-              (did you mean time? --time-field time makes it the time property)"]
+            [
+                "no line matched; @t is in none of the 2 lines of p.log (did you mean time? time \
+              holds numbers: where datetime(time, 'ms') >= now() - 1h reads epoch milliseconds)"
+            ]
+        );
+    }
+
+    #[test]
+    fn the_closest_look_alikes_come_first_and_file_text_is_escaped() {
+        let keys: String = (0..600).map(|i| format!("\"k{i}\":1,")).collect();
+        let s = sample(
+            &format!("{{{keys}\"Lvl\":\"a\",\"LEVEL\":\"b\",\"level\":\"c\",\"a\\u001b[31mb\":4}}"),
+            true,
+        );
+        let notes = s.absent(&names(&["k4999", "Level", "a\u{1b}[31mc"]), None, "f\u{7}");
+        assert_eq!(
+            notes,
+            [
+                "no line matched; k4999 is not in the one line of f\\u{7} \
+                 (did you mean k499 or k49 or k99?)",
+                "no line matched; Level is not in the one line of f\\u{7} \
+                 (did you mean LEVEL or level or Lvl?)",
+                "no line matched; ['a\\u{1b}[31mc'] is not in the one line of f\\u{7} \
+                 (did you mean ['a\\u{1b}[31mb']?)",
+            ]
+        );
+        assert!(
+            notes.iter().all(|n| !n.chars().any(char::is_control)),
+            "{notes:?}"
         );
     }
 
@@ -433,8 +522,9 @@ mod tests {
         assert_eq!(
             s.absent(&names(&["Foo", "@l", "Bar", "Baz"]), None, "f"),
             [
-                "no line matched; @l is not in the one line of f (did you mean level?)",
-                "no line matched; Foo, Bar and Baz are not in the one line of f, which have level",
+                "no line matched; @l is not in the one line of f (did you mean level? level holds \
+                 numbers: level(level) = 'Error' names them)",
+                "no line matched; Foo, Bar and Baz are not in the one line of f, which has level",
             ]
         );
     }
@@ -492,6 +582,15 @@ mod tests {
             ]
         );
         assert_eq!(names, ["Error"]);
+        // In other case: the fix is written as the lines write it.
+        let lower = vec![("@l".to_string(), "error".to_string(), true)];
+        assert_eq!(
+            s.unquoted(&lower, "f").0,
+            [
+                "no line matched; error is not a property of the 2 lines of f, but @l is 'Error' \
+              on 1 of them: a text is written in quotes (@l = 'Error')"
+            ]
+        );
         // Through `notes`: Error gets no "did you mean @x" beside it.
         let names: Vec<String> = ["@l", "Error", "Warning"].map(String::from).to_vec();
         let all = s.notes(&names, None, &tests, "f");
@@ -517,7 +616,14 @@ mod tests {
             .collect();
         let s = sample(&format!("{text}{{\"late\":1}}\n"), true);
         assert_eq!(s.objects, SAMPLE_LINES);
-        assert_eq!(s.keys, [("n".to_string(), SAMPLE_LINES)]);
+        assert_eq!(
+            s.keys,
+            [Key {
+                name: "n".into(),
+                lines: SAMPLE_LINES,
+                number: true
+            }]
+        );
         assert_eq!(
             s.absent(&names(&["late"]), None, "f"),
             ["no line matched; late is in none of the first 1,000 lines of f, which have n"]
@@ -526,12 +632,13 @@ mod tests {
 
     #[test]
     fn look_alikes() {
-        assert!(looks_like("Level", "level"));
-        assert!(looks_like("RequestPth", "RequestPath"));
-        assert!(looks_like("StatsCod", "StatusCode"));
-        assert!(!looks_like("id", "ip"), "short names must match closely");
-        assert!(looks_like("Ids", "Id"));
-        assert!(!looks_like("Elapsed", "Message"));
+        assert_eq!(likeness("Level", "level"), Some(0));
+        assert_eq!(likeness("Level", "@l"), Some(1));
+        assert_eq!(likeness("RequestPth", "RequestPath"), Some(2));
+        assert_eq!(likeness("StatsCod", "StatusCode"), Some(3));
+        assert_eq!(likeness("id", "ip"), None, "short names must match closely");
+        assert_eq!(likeness("Ids", "Id"), Some(2));
+        assert_eq!(likeness("Elapsed", "Message"), None);
         assert_eq!(as_written("a b"), "['a b']");
         assert_eq!(as_written("it's"), "['it''s']");
         assert_eq!(as_written("@l"), "@l");

@@ -63,7 +63,16 @@ pub fn render_within(
         .map(|(&n, &o)| n > 0 && o == 0)
         .collect();
     if let Some(width) = width {
-        let fitted = fit(&widths, &numeric, width);
+        // What each column keeps whole: all of a numeric column, the numbers of another.
+        let mut keep: Vec<usize> = vec![0; columns.len()];
+        for (row, values) in cells.iter().zip(rows) {
+            for ((k, cell), v) in keep.iter_mut().zip(row).zip(values) {
+                if is_number(v) {
+                    *k = (*k).max(cell.width());
+                }
+            }
+        }
+        let fitted = fit(&widths, &keep, width);
         if fitted != widths {
             for row in std::iter::once(&mut header).chain(cells.iter_mut()) {
                 for (cell, &w) in row.iter_mut().zip(&fitted) {
@@ -101,22 +110,24 @@ const NARROWEST: usize = 16;
 /// Column widths (`natural`, each the widest cell's) that fit in `width` terminal columns
 /// with two spaces between columns: the widest text column narrowed first, each to the next
 /// widest, until the table fits; only text columns wider than [`WHOLE`] are narrowed, to it
-/// first and then to [`NARROWEST`]; numbers never (a cut number would read as another
-/// number). When that is not enough, the table stays wider than `width`.
-fn fit(natural: &[usize], numeric: &[bool], width: usize) -> Vec<usize> {
+/// first and then to [`NARROWEST`], and never below `keep` (the widest number in each: a
+/// cut number would read as another number). When that is not enough, the table stays
+/// wider than `width`.
+fn fit(natural: &[usize], keep: &[usize], width: usize) -> Vec<usize> {
     let mut w = natural.to_vec();
     let total = w.iter().sum::<usize>() + 2 * w.len().saturating_sub(1);
     let mut excess = total.saturating_sub(width);
     for least in [WHOLE, NARROWEST] {
         let floor = |i: usize| {
-            if natural[i] > WHOLE {
+            let text = if natural[i] > WHOLE {
                 least
             } else {
                 natural[i]
-            }
+            };
+            text.max(keep[i])
         };
         while excess > 0 {
-            let narrowable = |i: &usize| !numeric[*i] && w[*i] > floor(*i);
+            let narrowable = |i: &usize| w[*i] > floor(*i);
             // The widest (the first of equals), and the width of the next below it.
             let Some(i) = (0..w.len())
                 .filter(narrowable)
@@ -125,7 +136,7 @@ fn fit(natural: &[usize], numeric: &[bool], width: usize) -> Vec<usize> {
                 break;
             };
             let next = (0..w.len())
-                .filter(|&j| !numeric[j] && w[j] < w[i])
+                .filter(|&j| w[j] < w[i])
                 .map(|j| w[j])
                 .max()
                 .unwrap_or(0);
@@ -190,7 +201,7 @@ fn line(
 }
 
 /// `s` with control characters shown as escapes.
-pub(super) fn visible(s: &str) -> Cow<'_, str> {
+pub(crate) fn visible(s: &str) -> Cow<'_, str> {
     if !s.chars().any(char::is_control) {
         return Cow::Borrowed(s);
     }
@@ -319,16 +330,33 @@ mod tests {
     }
 
     #[test]
+    fn a_number_in_a_text_column_is_never_cut() {
+        let columns = vec!["v".to_string()];
+        let rows = vec![
+            vec![Value::String(
+                "a long text that is cut to fit the terminal".into(),
+            )],
+            vec![Value::RawNumber("12345678901234567890123".into())],
+        ];
+        assert_eq!(
+            render_within(&columns, &rows, false, Some(10)),
+            "v\n-----------------------\na long text that is cu…\n12345678901234567890123\n"
+        );
+    }
+
+    #[test]
     fn narrowing_takes_the_widest_first() {
         // Widths 70 and 50 (+2) in 100: the widest goes down to the other, then the first of
         // the two.
-        assert_eq!(fit(&[70, 50], &[false, false], 100), [48, 50]);
-        assert_eq!(fit(&[70, 50], &[false, false], 122), [70, 50]);
+        assert_eq!(fit(&[70, 50], &[0, 0], 100), [48, 50]);
+        assert_eq!(fit(&[70, 50], &[0, 0], 122), [70, 50]);
         // To 32 first, then further.
-        assert_eq!(fit(&[70, 50], &[true, false], 104), [70, 32]);
-        assert_eq!(fit(&[70, 50], &[true, false], 100), [70, 28]);
-        assert_eq!(fit(&[70, 20], &[false, false], 10), [16, 20]);
-        assert_eq!(fit(&[30, 20], &[false, false], 10), [30, 20]);
+        assert_eq!(fit(&[70, 50], &[70, 0], 104), [70, 32]);
+        assert_eq!(fit(&[70, 50], &[70, 0], 100), [70, 28]);
+        assert_eq!(fit(&[70, 20], &[0, 0], 10), [16, 20]);
+        assert_eq!(fit(&[30, 20], &[0, 0], 10), [30, 20]);
+        // A number among text keeps its column at least as wide as it.
+        assert_eq!(fit(&[70, 20], &[40, 0], 10), [40, 20]);
         assert_eq!(cut("abcdef", 4), "abc…");
         assert_eq!(cut("中文中文", 4), "中…");
     }

@@ -153,18 +153,25 @@ pub(crate) fn suggest(name: &str) -> Option<&'static str> {
         .map(|(_, n)| n)
 }
 
-/// The Levenshtein distance between `a` and `b`, in characters (for "did you mean").
+/// The edit distance between `a` and `b`, in characters, two neighbours swapped counting
+/// as one edit (`form` is one from `from`): for "did you mean".
 pub fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
+    // Rows i-2, i-1 and i of the table.
+    let mut before: Vec<usize> = Vec::new();
     let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
+    for (i, &ca) in a.iter().enumerate() {
         let mut cur = vec![i + 1; b.len() + 1];
-        for (j, cb) in b.iter().enumerate() {
-            cur[j + 1] = (prev[j] + usize::from(ca != *cb))
+        for (j, &cb) in b.iter().enumerate() {
+            cur[j + 1] = (prev[j] + usize::from(ca != cb))
                 .min(prev[j + 1] + 1)
                 .min(cur[j] + 1);
+            if i > 0 && j > 0 && ca == b[j - 1] && a[i - 1] == cb {
+                cur[j + 1] = cur[j + 1].min(before[j - 1] + 1);
+            }
         }
-        prev = cur;
+        before = std::mem::replace(&mut prev, cur);
     }
     prev[b.len()]
 }

@@ -326,12 +326,21 @@ const RESERVED: &[&str] = &[
 ];
 
 /// What a word found where a clause (or the end) was expected was probably meant as, from
-/// other query languages and typing: ` (did you mean 'where'?)`. `prev`: the word before;
-/// `in_order_by`: after an `order by` list (where a second `desc` needs no explaining).
-fn clause_hint(word: &str, prev: Option<&str>, in_order_by: bool) -> Option<String> {
-    const CLAUSES: [&str; 7] = [
-        "from", "where", "group", "having", "order", "limit", "offset",
-    ];
+/// other query languages and typing: ` (did you mean 'where'?)`. `prev` and `next`: the
+/// words before and after; `expect`: what was expected, which says which clauses may come.
+fn clause_hint(word: &str, prev: Option<&str>, next: &str, expect: Expect) -> Option<String> {
+    let clauses: &[&str] = match expect {
+        Expect::Clause => &[
+            "from", "where", "group", "having", "order", "limit", "offset",
+        ],
+        Expect::LaterClause => &["where", "group", "having", "order", "limit", "offset"],
+        Expect::AfterGroupBy => &["having", "order", "limit", "offset"],
+        Expect::AfterHaving => &["order", "limit", "offset"],
+        Expect::AfterOrderBy => &["limit", "offset"],
+        Expect::AfterLimit => &["offset"],
+        _ => &[],
+    };
+    let in_order_by = expect == Expect::AfterOrderBy;
     let lower = word.to_ascii_lowercase();
     let prev = prev.map(str::to_ascii_lowercase);
     Some(match lower.as_str() {
@@ -346,11 +355,16 @@ fn clause_hint(word: &str, prev: Option<&str>, in_order_by: bool) -> Option<Stri
             format!(" (the number of rows is given last: limit {lower})")
         }
         _ if lower.len() >= 3 => {
-            let (d, kw) = CLAUSES
+            // One edit for a word of four letters or fewer, two for a longer one; `group`
+            // and `order` only before `by` (`select x orders` more likely lacks a comma).
+            let most = if lower.len() <= 4 { 1 } else { 2 };
+            let by = next.eq_ignore_ascii_case("by");
+            let (d, kw) = clauses
                 .iter()
+                .filter(|kw| by || !matches!(**kw, "group" | "order"))
                 .map(|kw| (crate::func::edit_distance(&lower, kw), *kw))
                 .min_by_key(|(d, _)| *d)?;
-            if d == 0 || d > 2 {
+            if d == 0 || d > most {
                 return None;
             }
             format!(" (did you mean '{kw}'?)")
@@ -463,8 +477,8 @@ impl<'q> Parser<'q> {
                 | Expect::End
         );
         if between_clauses {
-            let in_order_by = expect == Expect::AfterOrderBy;
-            if let Some(hint) = clause_hint(self.text(t), self.prev_text(), in_order_by) {
+            let next = self.text(self.peek_at(1));
+            if let Some(hint) = clause_hint(self.text(t), self.prev_text(), next, expect) {
                 msg.push_str(&hint);
             }
         }
@@ -1462,6 +1476,24 @@ mod tests {
             (
                 "select x where a message",
                 "expected another clause or the end of the query, found 'message'",
+            ),
+            // Not a clause where none may come, nor a property that looks like one.
+            (
+                "select x where a orr b",
+                "expected another clause or the end of the query, found 'orr'",
+            ),
+            (
+                "select x orders",
+                "expected ',' or the next clause (from, where, group by, having, order by, \
+                 limit, offset), found 'orders'",
+            ),
+            (
+                "select x limit 5 wher",
+                "expected 'offset' or the end of the query, found 'wher'",
+            ),
+            (
+                "select x where a = 1 form",
+                "expected another clause or the end of the query, found 'form'",
             ),
             (
                 "select x limit 1 2",
