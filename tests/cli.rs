@@ -8,7 +8,7 @@ use std::process::{Command, Stdio};
 
 use serde_json::Value;
 
-use crate::util::{Fixture, ndq, sample, sample_events};
+use crate::util::{Fixture, in_a_terminal, ndq, sample, sample_events};
 
 /// The sample's levels and their counts, in ascending order of level.
 fn level_counts() -> Vec<(String, u64)> {
@@ -1564,24 +1564,13 @@ fn misplaced_wildcards_and_filters_exit_2_with_a_caret() {
 /// `ndq ARGS > out` with stderr on a pseudo-terminal (util-linux's `script`): what stdout
 /// and the terminal got. `None` where `script` is missing.
 fn stderr_on_a_terminal(f: &Fixture, args: &str) -> Option<(String, String)> {
-    if Command::new("script").arg("--version").output().is_err() {
-        eprintln!("skipped: no script(1) to run ndq in a pseudo-terminal");
-        return None;
-    }
     let out = f.path("stdout.txt");
     let line = format!(
         "'{}' {args} > '{}'",
         env!("CARGO_BIN_EXE_ndq"),
         out.display()
     );
-    let run = Command::new("script")
-        .args(["-qec", &line, "/dev/null"])
-        .stdin(Stdio::null())
-        .env("TERM", "xterm")
-        .output()
-        .expect("script runs");
-    assert_eq!(run.status.code(), Some(0), "{run:?}");
-    let terminal = String::from_utf8_lossy(&run.stdout).replace("\r\n", "\n");
+    let terminal = in_a_terminal(&line, &[])?;
     Some((std::fs::read_to_string(&out).unwrap(), terminal))
 }
 

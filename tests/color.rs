@@ -2,9 +2,7 @@
 //! `--color always`; with it, json rows, `select *` lines and tables coloured and nothing
 //! else changed; csv, tsv and raw never coloured; on a terminal, colour by default.
 
-use std::process::{Command, Stdio};
-
-use crate::util::{Fixture, ndq, sample};
+use crate::util::{Fixture, in_a_terminal, ndq, sample};
 
 const ESC: char = '\x1b';
 
@@ -127,10 +125,6 @@ fn csv_tsv_and_raw_are_never_coloured() {
 /// `ndq ARGS` with stdout on a pseudo-terminal (util-linux's `script`), stderr to a file;
 /// `None` where `script` is missing.
 fn on_a_terminal(f: &Fixture, args: &str, env: &[(&str, &str)]) -> Option<(String, String)> {
-    if Command::new("script").arg("--version").output().is_err() {
-        eprintln!("skipped: no script(1) to run ndq in a pseudo-terminal");
-        return None;
-    }
     let errors = f.path("stderr.txt");
     let line = format!(
         "'{}' {args} '{}' 2> '{}'",
@@ -138,17 +132,7 @@ fn on_a_terminal(f: &Fixture, args: &str, env: &[(&str, &str)]) -> Option<(Strin
         sample().display(),
         errors.display()
     );
-    let mut cmd = Command::new("script");
-    cmd.args(["-qec", &line, "/dev/null"])
-        .stdin(Stdio::null())
-        .env("TERM", "xterm")
-        .env_remove("NO_COLOR");
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    let out = cmd.output().expect("script runs");
-    let drawn = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert_eq!(out.status.code(), Some(0), "{drawn}");
+    let drawn = in_a_terminal(&line, env)?;
     Some((drawn, std::fs::read_to_string(&errors).unwrap()))
 }
 
@@ -169,7 +153,7 @@ fn a_terminal_gets_colour_by_default() {
     let plain = ndq(&["-o", "table", &query[1..query.len() - 1]])
         .path(&sample())
         .run_ok();
-    assert_eq!(strip(&drawn).replace("\r\n", "\n"), plain.stdout());
+    assert_eq!(strip(&drawn), plain.stdout());
     for (args, env) in [
         (query.to_string(), [("NO_COLOR", "1")]),
         (query.to_string(), [("TERM", "dumb")]),
@@ -177,7 +161,7 @@ fn a_terminal_gets_colour_by_default() {
     ] {
         let (drawn, _) = on_a_terminal(&f, &args, &env).expect("script ran above");
         assert!(!drawn.contains(ESC), "{args} {env:?}: {drawn:?}");
-        assert_eq!(drawn.replace("\r\n", "\n"), plain.stdout());
+        assert_eq!(drawn, plain.stdout());
     }
 }
 
@@ -228,14 +212,14 @@ fn keys_are_coloured_as_query_results_are() {
         drawn.contains("\x1b[1mpath\x1b[0m"),
         "bold header: {drawn:?}"
     );
-    assert_eq!(strip(&drawn).replace("\r\n", "\n"), plain.stdout());
+    assert_eq!(strip(&drawn), plain.stdout());
     for (args, env) in [
         ("keys --color never", [("NDQ_UNUSED", "")]),
         ("keys", [("NO_COLOR", "1")]),
     ] {
         let (drawn, _) = on_a_terminal(&f, args, &env).expect("script ran above");
         assert!(!drawn.contains(ESC), "{args} {env:?}: {drawn:?}");
-        assert_eq!(drawn.replace("\r\n", "\n"), plain.stdout());
+        assert_eq!(drawn, plain.stdout());
     }
 }
 
@@ -248,7 +232,7 @@ fn a_table_on_a_terminal_fits_its_width() {
     let Some((drawn, _)) = on_a_terminal(&f, &format!("'{query}'"), &[("COLUMNS", "100")]) else {
         return;
     };
-    let drawn = strip(&drawn).replace("\r\n", "\n");
+    let drawn = strip(&drawn);
     let whole = ndq(&["-o", "table", query]).path(&sample()).run_ok();
     let whole_lines: Vec<&str> = whole.stdout().lines().collect();
     assert!(

@@ -301,3 +301,29 @@ pub fn wait_exit(child: &mut Child, what: &str, detail: impl Fn() -> String) -> 
         }
     }
 }
+
+/// Run the shell command `line` in a pseudo-terminal (util-linux's `script`) with `TERM=xterm`,
+/// `NO_COLOR` unset and `env` set: what the terminal got (`\r\n` as `\n`), after checking
+/// that it exited 0. `None` where `script` is missing.
+pub fn in_a_terminal(line: &str, env: &[(&str, &str)]) -> Option<String> {
+    if std::process::Command::new("script")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        eprintln!("skipped: no script(1) to run ndq in a pseudo-terminal");
+        return None;
+    }
+    let mut cmd = std::process::Command::new("script");
+    cmd.args(["-qec", line, "/dev/null"])
+        .stdin(std::process::Stdio::null())
+        .env("TERM", "xterm")
+        .env_remove("NO_COLOR");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().expect("script runs");
+    let drawn = String::from_utf8_lossy(&out.stdout).replace("\r\n", "\n");
+    assert_eq!(out.status.code(), Some(0), "{drawn}");
+    Some(drawn)
+}
