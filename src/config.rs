@@ -209,11 +209,7 @@ fn table_width(env: &Env) -> Option<usize> {
     if !env.stdout_tty {
         return None;
     }
-    let var = env
-        .columns
-        .as_deref()
-        .and_then(|v| v.trim().parse::<usize>().ok());
-    var.filter(|&n| n > 0)
+    chart::size_var(env.columns.as_deref())
         .or_else(|| env.terminal_size.map(|(_, cols)| usize::from(cols)))
 }
 

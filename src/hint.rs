@@ -172,6 +172,20 @@ impl Sample {
         self.keys.iter().any(|k| k.name == name)
     }
 
+    /// The text values of `key` (watched) equal to `text` but for case, with their counts.
+    fn in_any_case<'s>(
+        &'s self,
+        key: &str,
+        text: &str,
+    ) -> impl Iterator<Item = &'s (String, usize)> + 's {
+        let folded = text.to_lowercase();
+        self.values
+            .get(key)
+            .into_iter()
+            .flatten()
+            .filter(move |(v, _)| v.to_lowercase() == folded)
+    }
+
     /// Every note on the sample (see [`notes`]): values written without quotes, then missing
     /// properties (but those), then texts found in other case.
     fn notes(
@@ -297,16 +311,11 @@ impl Sample {
     fn case_only(&self, tests: &[(String, String, bool)], file: &str) -> Vec<String> {
         let mut notes = Vec::new();
         for (key, text, _) in tests.iter().filter(|(.., bare)| !bare) {
-            let Some(values) = self.values.get(key) else {
-                continue;
-            };
-            if values.iter().any(|(v, _)| v == text) {
+            if self.in_any_case(key, text).any(|(v, _)| v == text) {
                 continue;
             }
-            let folded = text.to_lowercase();
-            let like: Vec<String> = values
-                .iter()
-                .filter(|(v, _)| v.to_lowercase() == folded)
+            let like: Vec<String> = self
+                .in_any_case(key, text)
                 .take(3)
                 .map(|(v, n)| format!("{} on {}", quoted(v), grouped(*n as u64)))
                 .collect();
@@ -334,12 +343,8 @@ impl Sample {
             if self.has(name) || names.contains(name) {
                 continue;
             }
-            let Some(values) = self.values.get(key) else {
-                continue;
-            };
-            let folded = name.to_lowercase();
             // The value as the lines write it, in its case.
-            let Some((value, n)) = values.iter().find(|(v, _)| v.to_lowercase() == folded) else {
+            let Some((value, n)) = self.in_any_case(key, name).next() else {
                 continue;
             };
             notes.push(format!(
@@ -383,15 +388,10 @@ fn quoted(text: &str) -> String {
     format!("'{}'", visible(text).replace('\'', "''"))
 }
 
-/// A top-level key as a query reaches it: bare when it is an identifier, else `['...']`
-/// (control characters escaped).
+/// A top-level key as a query reaches it: bare when it can be ([`ndq_keys::is_identifier`],
+/// as `ndq keys` writes paths), else `['...']` (control characters escaped).
 fn as_written(key: &str) -> String {
-    let mut chars = key.chars();
-    let ident = chars
-        .next()
-        .is_some_and(|c| c.is_ascii_alphabetic() || matches!(c, '_' | '@' | '$'))
-        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '@' | '$'));
-    if ident {
+    if ndq_keys::is_identifier(key) {
         key.to_string()
     } else {
         format!("[{}]", quoted(key))

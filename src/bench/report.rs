@@ -21,6 +21,7 @@ use unicode_width::UnicodeWidthStr;
 
 use super::Engine;
 use super::stats::{self, Figures};
+use crate::output::cut;
 
 /// What one case measured on each engine that ran.
 #[derive(Clone, Debug)]
@@ -171,25 +172,6 @@ fn grid(
 /// Terminal columns of a query in the table (every row is as wide as the widest query):
 /// past it, the query is cut with `…` (the json report has it whole).
 const QUERY_WIDTH: usize = 200;
-
-/// `text` cut to `width` terminal columns, the last of them `…`, when it is wider.
-fn cut(text: &str, width: usize) -> String {
-    if UnicodeWidthStr::width(text) <= width {
-        return text.to_string();
-    }
-    let mut out = String::new();
-    let mut used = 0;
-    for c in text.chars() {
-        let w = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
-        if used + w >= width {
-            break;
-        }
-        out.push(c);
-        used += w;
-    }
-    out.push('…');
-    out
-}
 
 /// The aligned table for a terminal (also valid Markdown, without alignment colons).
 pub fn table(setup: &Setup, cases: &[CaseResult]) -> String {

@@ -246,6 +246,30 @@ pub fn text<'v>(value: &'v Value<'_>) -> Option<Cow<'v, str>> {
     })
 }
 
+/// `s` cut to `width` terminal columns (a wide character takes two), ending with `…` when
+/// cut: for tables, charts and the bench's report.
+pub fn cut(s: &str, width: usize) -> String {
+    use unicode_width::{UnicodeWidthChar as _, UnicodeWidthStr as _};
+    if s.width() <= width {
+        return s.to_string();
+    }
+    if width == 0 {
+        return String::new();
+    }
+    let mut out = String::new();
+    let mut w = 0;
+    for c in s.chars() {
+        let cw = c.width().unwrap_or(0);
+        if w + cw > width - 1 {
+            break;
+        }
+        w += cw;
+        out.push(c);
+    }
+    out.push('…');
+    out
+}
+
 /// Whether a value is a number (for right-aligning table columns).
 pub fn is_number(value: &Value<'_>) -> bool {
     matches!(

@@ -18,7 +18,7 @@ use ndq_query::Value;
 use unicode_width::UnicodeWidthStr;
 
 use super::color::{Palette, paint};
-use super::{is_number, text};
+use super::{cut, is_number, text};
 
 /// Render the whole table, coloured when `color`, in at most `width` terminal columns when
 /// given ([`fit`]).
@@ -42,9 +42,11 @@ pub fn render_within(
         })
         .collect();
     let mut widths: Vec<usize> = header.iter().map(|h| h.width()).collect();
-    // A column is numeric when it holds a number and nothing else but nulls.
+    // A column is numeric when it holds a number and nothing else but nulls. `keep`: the
+    // widest number in each column, which fitting never cuts.
     let mut numbers = vec![0usize; columns.len()];
     let mut others = vec![0usize; columns.len()];
+    let mut keep = vec![0usize; columns.len()];
     for (row, values) in cells.iter().zip(rows) {
         for (i, (cell, v)) in row.iter().zip(values).enumerate() {
             if let Some(w) = widths.get_mut(i) {
@@ -52,7 +54,10 @@ pub fn render_within(
             }
             match v {
                 Value::Null => {}
-                v if is_number(v) => numbers[i] += 1,
+                v if is_number(v) => {
+                    numbers[i] += 1;
+                    keep[i] = keep[i].max(cell.width());
+                }
                 _ => others[i] += 1,
             }
         }
@@ -63,15 +68,6 @@ pub fn render_within(
         .map(|(&n, &o)| n > 0 && o == 0)
         .collect();
     if let Some(width) = width {
-        // What each column keeps whole: all of a numeric column, the numbers of another.
-        let mut keep: Vec<usize> = vec![0; columns.len()];
-        for (row, values) in cells.iter().zip(rows) {
-            for ((k, cell), v) in keep.iter_mut().zip(row).zip(values) {
-                if is_number(v) {
-                    *k = (*k).max(cell.width());
-                }
-            }
-        }
         let fitted = fit(&widths, &keep, width);
         if fitted != widths {
             for row in std::iter::once(&mut header).chain(cells.iter_mut()) {
@@ -146,22 +142,6 @@ fn fit(natural: &[usize], keep: &[usize], width: usize) -> Vec<usize> {
         }
     }
     w
-}
-
-/// `cell` cut to `w` terminal columns, its last one `…`.
-fn cut(cell: &str, w: usize) -> String {
-    let mut out = String::new();
-    let mut used = 0;
-    for c in cell.chars() {
-        let cw = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
-        if used + cw > w.saturating_sub(1) {
-            break;
-        }
-        used += cw;
-        out.push(c);
-    }
-    out.push('…');
-    out
 }
 
 /// One line of the table; `style(i)` is the colour of column `i`'s cell, if any.

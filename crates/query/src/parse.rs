@@ -325,21 +325,30 @@ const RESERVED: &[&str] = &[
     "or", "case", "when", "then", "else", "end",
 ];
 
+/// The clauses, in the order a query gives them.
+const CLAUSE_ORDER: [&str; 8] = [
+    "select", "from", "where", "group by", "having", "order by", "limit", "offset",
+];
+
 /// What a word found where a clause (or the end) was expected was probably meant as, from
 /// other query languages and typing: ` (did you mean 'where'?)`. `prev` and `next`: the
-/// words before and after; `expect`: what was expected, which says which clauses may come.
+/// words before and after; `expect`: what was expected, which says which clauses may still
+/// come (`None` for an `expect` that is not between clauses).
 fn clause_hint(word: &str, prev: Option<&str>, next: &str, expect: Expect) -> Option<String> {
-    let clauses: &[&str] = match expect {
-        Expect::Clause => &[
-            "from", "where", "group", "having", "order", "limit", "offset",
-        ],
-        Expect::LaterClause => &["where", "group", "having", "order", "limit", "offset"],
-        Expect::AfterGroupBy => &["having", "order", "limit", "offset"],
-        Expect::AfterHaving => &["order", "limit", "offset"],
-        Expect::AfterOrderBy => &["limit", "offset"],
-        Expect::AfterLimit => &["offset"],
-        _ => &[],
+    let first = match expect {
+        Expect::Clause => 1,
+        Expect::LaterClause => 2,
+        Expect::AfterGroupBy => 4,
+        Expect::AfterHaving => 5,
+        Expect::AfterOrderBy => 6,
+        Expect::AfterLimit => 7,
+        Expect::End => CLAUSE_ORDER.len(),
+        _ => return None,
     };
+    // Each clause by its first word (`group`, `order`).
+    let clauses = CLAUSE_ORDER[first..]
+        .iter()
+        .filter_map(|c| c.split(' ').next());
     let in_order_by = expect == Expect::AfterOrderBy;
     let lower = word.to_ascii_lowercase();
     let prev = prev.map(str::to_ascii_lowercase);
@@ -360,9 +369,8 @@ fn clause_hint(word: &str, prev: Option<&str>, next: &str, expect: Expect) -> Op
             let most = if lower.len() <= 4 { 1 } else { 2 };
             let by = next.eq_ignore_ascii_case("by");
             let (d, kw) = clauses
-                .iter()
-                .filter(|kw| by || !matches!(**kw, "group" | "order"))
-                .map(|kw| (crate::func::edit_distance(&lower, kw), *kw))
+                .filter(|kw| by || !matches!(*kw, "group" | "order"))
+                .map(|kw| (crate::func::edit_distance(&lower, kw), kw))
                 .min_by_key(|(d, _)| *d)?;
             if d == 0 || d > most {
                 return None;
@@ -466,21 +474,9 @@ impl<'q> Parser<'q> {
             _ => String::new(),
         };
         let mut msg = format!("expected {}{after}, found {found}", expect.as_str());
-        let between_clauses = matches!(
-            expect,
-            Expect::Clause
-                | Expect::AfterGroupBy
-                | Expect::AfterOrderBy
-                | Expect::AfterHaving
-                | Expect::LaterClause
-                | Expect::AfterLimit
-                | Expect::End
-        );
-        if between_clauses {
-            let next = self.text(self.peek_at(1));
-            if let Some(hint) = clause_hint(self.text(t), self.prev_text(), next, expect) {
-                msg.push_str(&hint);
-            }
+        let next = self.text(self.peek_at(1));
+        if let Some(hint) = clause_hint(self.text(t), self.prev_text(), next, expect) {
+            msg.push_str(&hint);
         }
         if expect == Expect::Expr && t.tok == Tok::Ident {
             // A reserved word where a value was expected: maybe it names a property.
@@ -626,12 +622,9 @@ impl<'q> Parser<'q> {
     /// A clause's word where the query should end or continue: out of order (`offset 5
     /// limit 2`) or given twice (`where a where b`), said as such.
     fn misplaced_clause(&self, query: &Query, had_select: bool) -> Result<(), QueryError> {
-        const ORDER: [&str; 8] = [
-            "select", "from", "where", "group by", "having", "order by", "limit", "offset",
-        ];
         let t = self.peek();
         let word = self.text(t).to_ascii_lowercase();
-        let Some(rank) = ORDER
+        let Some(rank) = CLAUSE_ORDER
             .iter()
             .position(|c| c.split(' ').next() == Some(word.as_str()))
         else {
@@ -647,7 +640,7 @@ impl<'q> Parser<'q> {
             query.limit.is_some(),
             query.offset.is_some(),
         ];
-        let clause = ORDER[rank];
+        let clause = CLAUSE_ORDER[rank];
         let msg = if present[rank] {
             match clause {
                 "where" => "a query has one where clause: join its conditions with and".to_owned(),
@@ -657,13 +650,13 @@ impl<'q> Parser<'q> {
                 _ => format!("a query has one {clause} clause"),
             }
         } else {
-            let Some(later) = (rank + 1..ORDER.len()).find(|&i| present[i]) else {
+            let Some(later) = (rank + 1..CLAUSE_ORDER.len()).find(|&i| present[i]) else {
                 return Ok(());
             };
             format!(
                 "{clause} comes before {} (the clauses go in the order {})",
-                ORDER[later],
-                ORDER.join(", ")
+                CLAUSE_ORDER[later],
+                CLAUSE_ORDER.join(", ")
             )
         };
         Err(QueryError::new(self.q, t.start, t.end, msg))

@@ -31,7 +31,7 @@ use rust_decimal::prelude::ToPrimitive as _;
 use unicode_width::{UnicodeWidthChar as _, UnicodeWidthStr as _};
 
 use super::color::{Palette, paint};
-use super::{is_number, text};
+use super::{cut, is_number, text};
 
 /// The smallest width and height a chart is laid out for (smaller sizes are taken as these).
 pub const MIN_WIDTH: usize = 20;
@@ -53,6 +53,12 @@ pub enum Size {
     Terminal,
 }
 
+/// A size from the environment (`COLUMNS`, `LINES`): a positive whole number, else `None`.
+pub fn size_var(v: Option<&str>) -> Option<usize> {
+    v.and_then(|v| v.trim().parse::<usize>().ok())
+        .filter(|&n| n > 0)
+}
+
 impl Size {
     /// What a pipe gets.
     pub const PIPE: Size = Size::Fixed {
@@ -70,11 +76,7 @@ impl Size {
         terminal: Option<(u16, u16)>,
         live: bool,
     ) -> Size {
-        let var = |v: Option<&str>| {
-            v.and_then(|v| v.trim().parse::<usize>().ok())
-                .filter(|&n| n > 0)
-        };
-        let (columns, lines) = (var(columns), var(lines));
+        let (columns, lines) = (size_var(columns), size_var(lines));
         if live && terminal.is_some() && columns.is_none() && lines.is_none() {
             return Size::Terminal;
         }
@@ -421,28 +423,6 @@ fn within(text: &str, value: Option<f64>, width: usize) -> Cow<'_, str> {
         }
     }
     Cow::Owned(cut(text, width))
-}
-
-/// `s` cut to `width` terminal columns, ending with `…` when cut.
-fn cut(s: &str, width: usize) -> String {
-    if s.width() <= width {
-        return s.to_string();
-    }
-    if width == 0 {
-        return String::new();
-    }
-    let mut out = String::new();
-    let mut w = 0;
-    for c in s.chars() {
-        let cw = c.width().unwrap_or(0);
-        if w + cw > width - 1 {
-            break;
-        }
-        w += cw;
-        out.push(c);
-    }
-    out.push('…');
-    out
 }
 
 /// How a column of a time histogram merges its buckets, said in the title.
