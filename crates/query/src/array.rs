@@ -18,8 +18,8 @@
 //!
 //! A wildcard path is a side of a comparison, `like`/`ilike` (either side), `in (...)` (the
 //! tested value or an item) or `is [not] null`; one per condition. Anywhere else (`select
-//! Tags[?]`, a function's argument, arithmetic, `x in Tags[?]`, a condition nested in
-//! another one's side) it is a query error pointing at the wildcard.
+//! Tags[?]`, a function's argument, arithmetic, `x in Tags[?]`, a wildcard condition nested
+//! in another wildcard condition's side) it is a query error pointing at the wildcard.
 
 use crate::error::{ErrorKind, QueryError};
 use crate::parse::{BinOp, Expr, ExprKind};

@@ -217,7 +217,8 @@
 //! - **Two wildcard paths in one condition** (`Tags[?] = Other[?]`) are a query error
 //!   pointing at the second (which pairs would be meant is not clear); so is a second
 //!   wildcard in one path (`Cart[?].Tags[*]`) and a wildcard condition inside a side of
-//!   another.
+//!   another wildcard condition (a wildcard condition inside any other condition is a
+//!   boolean like any other).
 //! - A wildcard condition reads each element through the rest of the path; an element
 //!   without it is null there (`Cart[?].Qty is null` is true for an element with no
 //!   `Qty`). In an aggregating `select` or `order by`, the condition must be a `group by`

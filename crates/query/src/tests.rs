@@ -1814,6 +1814,12 @@ fail!(
     22
 );
 fail!(
+    error_wildcard_condition_inside_a_side_of_another,
+    "where Tags[?] = (Other[?] > 3)",
+    "a wildcard condition cannot be inside a side of another wildcard condition; write them as two conditions",
+    23
+);
+fail!(
     error_wildcard_condition_per_group,
     "select count(*) group by a order by Tags[?] = 'x'",
     "'Tags[?] = 'x'' must appear in group by or be inside an aggregate",
