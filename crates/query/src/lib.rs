@@ -118,7 +118,7 @@
 //!   [`Plan::lines`]).
 //! - Column names collapse whitespace everywhere in the item's text, string literals included.
 //! - Expressions nest at most 64 levels (a query error beyond, never a stack overflow):
-//!   parentheses, `not`, unary `-`, calls, and each link of a `+ - * / %` chain. Chains of
+//!   parentheses, `not`, unary `-`, calls, `case`, and each link of a `+ - * / %` chain. Chains of
 //!   `and`/`or` become balanced trees (both are associative), so thousands of alternatives
 //!   are fine.
 //! - **`ilike`** matches when the case-folded texts match (upper-case then lower-case, so

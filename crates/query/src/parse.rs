@@ -761,7 +761,7 @@ impl<'q> Parser<'q> {
             t.end,
             format!(
                 "the query nests more than {MAX_DEPTH} levels deep here (each parenthesis, \
-                 'not', call and link of a '+ - * / %' chain is one level)"
+                 'not', call, 'case' and link of a '+ - * / %' chain is one level)"
             ),
         )
     }
@@ -1049,7 +1049,8 @@ impl<'q> Parser<'q> {
                 let word = self.text(&t);
                 let lower = word.to_ascii_lowercase();
                 if lower == "case" {
-                    return self.nested(|p| p.case(start));
+                    // One level, as a call: each of its parts is an `expr`, one level deeper.
+                    return self.case(start);
                 }
                 if RESERVED.contains(&lower.as_str()) {
                     return self.fail(Expect::Expr);
@@ -1619,6 +1620,21 @@ mod tests {
             " end".repeat(100)
         );
         assert!(err(&deep).starts_with("the query nests more than 64 levels deep"));
+        // A `case` is one level, as `if` (a call) is: the same depth of each is accepted.
+        let cases = |n: usize| {
+            format!(
+                "select {}1{}",
+                "case when true then ".repeat(n),
+                " end".repeat(n)
+            )
+        };
+        let ifs = |n: usize| format!("select {}1{}", "if(true, ".repeat(n), ", 0)".repeat(n));
+        for n in [60, 64] {
+            assert!(parse(&cases(n)).is_ok(), "{n} cases");
+            assert!(parse(&ifs(n)).is_ok(), "{n} ifs");
+        }
+        assert!(err(&cases(65)).starts_with("the query nests more than 64 levels deep"));
+        assert!(err(&ifs(65)).starts_with("the query nests more than 64 levels deep"));
     }
 
     #[test]
