@@ -349,6 +349,43 @@ fn limit_lines_reads_the_start_of_the_input() {
     }
 }
 
+/// `--strict` with `--limit-lines N` checks the N lines read: a bad line past them is not
+/// read, one among them is the error it is without a limit.
+#[test]
+fn strict_checks_only_the_lines_limit_lines_reads() {
+    let f = Fixture::new();
+    let good = varied(2_000);
+    let input = f.write("late.ndjson", format!("{good}not json\n{good}"));
+    let input = input.to_str().unwrap();
+    let n = good.lines().filter(|l| !l.is_empty()).count();
+    for threads in ["1", "3"] {
+        for chunk in ["300", "1000000"] {
+            let args = |limit: usize| {
+                let limit = limit.to_string();
+                ndq(&["keys", "-o", "json", "--strict", "--threads", threads])
+                    .arg("--chunk-size")
+                    .arg(chunk)
+                    .arg("--limit-lines")
+                    .arg(&limit)
+                    .arg(input)
+                    .run()
+            };
+            let read = args(n);
+            let plain = ndq(&["keys", "-o", "json", "--limit-lines", &n.to_string(), input]).run();
+            assert_eq!(
+                read.ok(),
+                plain.ok(),
+                "--threads {threads} --chunk-size {chunk}"
+            );
+            read.stderr_is("");
+            let bad = args(n + 1);
+            bad.status(1).stdout_is("");
+            // Line numbers count blank lines too.
+            bad.stderr_has(&format!("{input}:{}:", good.lines().count() + 1));
+        }
+    }
+}
+
 #[test]
 fn keys_quote_odd_keys_and_skip_bad_lines() {
     let f = Fixture::new();

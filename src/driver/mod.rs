@@ -944,6 +944,28 @@ where
         let strict = self.opts.strict;
         for (k, mut out) in outs.into_iter().enumerate() {
             let data = chunks.and_then(|c| c.get(k).copied());
+            if self.facts.mode == Mode::Parts
+                && let (Some(data), Some(left)) = (data, self.remaining)
+                && left < out.rows
+            {
+                // `limit` ends inside this chunk, whose part (and count of bad lines)
+                // covers lines past it: its first `left` rows are evaluated again, for a
+                // part and counts of their own.
+                let stop = AtomicUsize::new(usize::MAX);
+                let limits = Limits {
+                    rows: Some(left),
+                    strict: false,
+                    stop: &stop,
+                    index: 0,
+                };
+                out = chunk::scan(
+                    &mut (self.make)(),
+                    data,
+                    &limits,
+                    None,
+                    &TimeCheck::default(),
+                );
+            }
             if let Some(z) = &mut self.zones {
                 z.add(out.zones.take());
             }
@@ -964,7 +986,7 @@ where
             if let Some(bad) = &bad {
                 self.bad.record(out.malformed, bad.clone());
             }
-            let flow = self.emit(out, data)?;
+            let flow = self.emit(out)?;
             if let Some(bad) = bad
                 && strict
             {
@@ -1026,8 +1048,8 @@ where
         }
     }
 
-    /// Take one chunk's output (of the chunk `data`), in order.
-    fn emit(&mut self, mut out: ChunkOut, data: Option<&[u8]>) -> anyhow::Result<Flow> {
+    /// Take one chunk's output, in order.
+    fn emit(&mut self, mut out: ChunkOut) -> anyhow::Result<Flow> {
         let mut rows = out.rows;
         if let Some(left) = self.remaining {
             rows = rows.min(left);
@@ -1063,26 +1085,7 @@ where
                 self.drove.table.append(&mut out.table);
             }
             Mode::Parts => {
-                if let Some(data) = data
-                    && rows < out.rows
-                {
-                    // `limit` ends inside this chunk, whose part covers rows past it: its
-                    // first `rows` rows are evaluated again, for a part of their own.
-                    let stop = AtomicUsize::new(usize::MAX);
-                    let limits = Limits {
-                        rows: Some(rows),
-                        strict: false,
-                        stop: &stop,
-                        index: 0,
-                    };
-                    out = chunk::scan(
-                        &mut (self.make)(),
-                        data,
-                        &limits,
-                        None,
-                        &TimeCheck::default(),
-                    );
-                }
+                // A chunk that `limit` ends inside was cut to its rows already (`absorb`).
                 if let Some(part) = out.part.take() {
                     S::fold(&mut self.drove.part, part);
                 }

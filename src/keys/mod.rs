@@ -119,7 +119,9 @@ pub fn main(args: KeysArgs, env: &Env, out: &mut dyn Write) -> Result<(), Failur
     let opts = RunOptions {
         threads: args.threads.map_or(env.cores.max(1), |n| n as usize),
         scanner,
-        strict: args.strict,
+        // With --limit-lines, --strict is checked on the lines read, after the run: under
+        // --strict the driver validates every line of the input, past any limit.
+        strict: args.strict && args.limit_lines.is_none(),
         progress: env.stderr_tty && smart && !args.no_progress,
         color: color_stderr,
         chunk_size: args.chunk_size,
@@ -127,6 +129,11 @@ pub fn main(args: KeysArgs, env: &Env, out: &mut dyn Write) -> Result<(), Failur
     };
     let inputs = Inputs::open(&args.inputs)?;
     let (paths, stats) = run(&opts, &inputs, args.limit_lines, args.walk)?;
+    if args.strict
+        && let Some(first) = &stats.first_bad
+    {
+        return Err(anyhow::Error::from(driver::StrictError(first.clone())).into());
+    }
     let lines = paths.lines();
     let mut buf = Vec::new();
     let look = Look {
