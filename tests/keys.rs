@@ -349,6 +349,64 @@ fn limit_lines_reads_the_start_of_the_input() {
     }
 }
 
+/// A path's distinct values are what `count_distinct` of the path counts, numbers by value
+/// (`1.5`, `1.50` and `15e-1` are one value), whatever the threads and chunks.
+#[test]
+fn keys_count_distinct_values_as_count_distinct_does() {
+    let f = Fixture::new();
+    let spellings = [
+        "1.5",
+        "1.50",
+        "15e-1",
+        "0.15E1",
+        "2",
+        "2.0",
+        "20e-1",
+        "-0",
+        "0",
+        "0.000",
+        "1e3",
+        "1000",
+        "-7.25",
+        "-725e-2",
+        "123456789012",
+        "0.001",
+        "1E-3",
+    ];
+    let mut data = String::new();
+    for (i, n) in spellings.iter().cycle().take(600).enumerate() {
+        let s = ["a", "b", "\\u0061"][i % 3];
+        data.push_str(&format!(
+            "{{\"n\":{n},\"o\":{{\"m\":{n},\"s\":\"{s}\",\"t\":{}}}}}\n",
+            i % 2 == 0
+        ));
+    }
+    let input = f.write("numbers.ndjson", &data);
+    let input = input.to_str().unwrap();
+    for threads in ["1", "3"] {
+        for chunk in ["200", "1000000"] {
+            let keys = keys_of(&["--threads", threads, "--chunk-size", chunk, input]);
+            let mut checked = 0;
+            for k in &keys {
+                let path = k["path"].as_str().unwrap();
+                let Some(distinct) = k["distinct"].as_u64() else {
+                    continue;
+                };
+                let want = ndq(&["-o", "raw", &format!("select count_distinct({path})")])
+                    .arg(input)
+                    .run();
+                assert_eq!(
+                    distinct.to_string(),
+                    want.ok().trim(),
+                    "{path}: --threads {threads} --chunk-size {chunk}"
+                );
+                checked += 1;
+            }
+            assert_eq!(checked, 4, "{keys:?}");
+        }
+    }
+}
+
 /// `--strict` with `--limit-lines N` checks the N lines read: a bad line past them is not
 /// read, one among them is the error it is without a limit.
 #[test]

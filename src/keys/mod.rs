@@ -29,8 +29,9 @@ use crate::output::{self, Format, chart};
 ///
 /// Lists every path that occurs (`a.b` for a nested object, `a[]` for the elements of an
 /// array, `Headers['User-Agent']` for a key a bare name cannot spell), with the JSON types
-/// seen and in how many lines, the share of lines that have it, its distinct values (exact up
-/// to 10,000, then an estimate shown as `~12.3K`) and the first value seen.
+/// seen and in how many lines, the share of lines that have it, its distinct values (strings,
+/// numbers by value and booleans: `1.5` and `1.50` are one; exact up to 10,000, then an
+/// estimate shown as `~12.3K`) and the first value seen.
 #[derive(Clone, Debug, clap::Args)]
 pub struct KeysArgs {
     /// Files or directories to read; `-` or none for standard input.

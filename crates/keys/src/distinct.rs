@@ -185,6 +185,130 @@ pub fn hash(tag: u8, bytes: &[u8]) -> u64 {
     finish(prehash(tag, bytes))
 }
 
+/// [`prehash`] of a scalar of type `tag` written `text`, a number by its value
+/// ([`number_prehash`]).
+#[inline]
+pub fn value_prehash(tag: u8, text: &[u8]) -> u64 {
+    if tag == TAG_NUMBER {
+        number_prehash(text)
+    } else {
+        prehash(tag, text)
+    }
+}
+
+/// The longest plain spelling of a number's value kept as such (see [`number_prehash`]).
+const PLAIN_MAX: usize = 64;
+
+/// [`prehash`] of a valid JSON number by its value, as the query language counts distinct
+/// values: the spellings of one value (`1.5`, `1.50`, `15e-1`; `1000`, `1e3`; `0`, `-0`,
+/// `0.0`) hash alike. A value is hashed as its plain decimal spelling without a trailing zero
+/// in its fraction, nor the point of an empty one (`1.5`, `1000`, `0.0015`, `0`), or, when
+/// that would be longer than [`PLAIN_MAX`] bytes, as `DeE` (digits without leading or
+/// trailing zeros, then the exponent). The common numbers (an integer, or a fraction
+/// without an exponent) take no copy.
+#[inline]
+pub fn number_prehash(text: &[u8]) -> u64 {
+    let exponent = text.iter().any(|&b| b == b'e' || b == b'E');
+    if !exponent && text.len() <= PLAIN_MAX {
+        let mut t = text;
+        if t.contains(&b'.') {
+            while let [head @ .., b'0'] = t {
+                t = head;
+            }
+            if let [head @ .., b'.'] = t {
+                t = head;
+            }
+        }
+        if t == b"-0" {
+            t = b"0";
+        }
+        return prehash(TAG_NUMBER, t);
+    }
+    let mut buf = Vec::with_capacity(PLAIN_MAX + 1);
+    canonical_number(text, &mut buf);
+    prehash(TAG_NUMBER, &buf)
+}
+
+/// The spelling [`number_prehash`] hashes, of any valid JSON number, written to `out`.
+fn canonical_number(text: &[u8], out: &mut Vec<u8>) {
+    let (negative, rest) = match text {
+        [b'-', rest @ ..] => (true, rest),
+        _ => (false, text),
+    };
+    let mantissa_len = rest
+        .iter()
+        .position(|&b| b == b'e' || b == b'E')
+        .unwrap_or(rest.len());
+    let (mantissa, exp_text) = rest.split_at(mantissa_len);
+    // The exponent, saturated far beyond any spelling that fits PLAIN_MAX.
+    let mut exp: i64 = 0;
+    let (exp_negative, exp_digits) = match exp_text.get(1..) {
+        Some([b'-', d @ ..]) => (true, d),
+        Some([b'+', d @ ..]) => (false, d),
+        Some(d) => (false, d),
+        None => (false, &[][..]),
+    };
+    for &d in exp_digits {
+        exp = (exp * 10 + i64::from(d - b'0')).min(1 << 40);
+    }
+    if exp_negative {
+        exp = -exp;
+    }
+    // The digits, the point dropped: value = digits * 10^(exp - digits after the point).
+    let mut digits: Vec<u8> = Vec::with_capacity(mantissa.len());
+    let mut after_point = 0i64;
+    let mut seen_point = false;
+    for &b in mantissa {
+        if b == b'.' {
+            seen_point = true;
+        } else {
+            digits.push(b);
+            after_point += i64::from(seen_point);
+        }
+    }
+    exp -= after_point;
+    let lead = digits.iter().take_while(|&&d| d == b'0').count();
+    let digits = &digits[lead..];
+    let trail = digits.iter().rev().take_while(|&&d| d == b'0').count();
+    let digits = &digits[..digits.len() - trail];
+    exp += trail as i64;
+    out.clear();
+    if digits.is_empty() {
+        out.push(b'0');
+        return;
+    }
+    if negative {
+        out.push(b'-');
+    }
+    let n = digits.len() as i64;
+    // The plain spelling's length: sign, digits, zeros after them or before them, point.
+    let plain = out.len() as i64
+        + if exp >= 0 {
+            n + exp
+        } else if n + exp > 0 {
+            n + 1
+        } else {
+            2 + -(n + exp) + n
+        };
+    if plain > PLAIN_MAX as i64 {
+        out.extend_from_slice(digits);
+        out.push(b'e');
+        out.extend_from_slice(exp.to_string().as_bytes());
+    } else if exp >= 0 {
+        out.extend_from_slice(digits);
+        out.extend(std::iter::repeat_n(b'0', exp as usize));
+    } else if n + exp > 0 {
+        let (int, frac) = digits.split_at((n + exp) as usize);
+        out.extend_from_slice(int);
+        out.push(b'.');
+        out.extend_from_slice(frac);
+    } else {
+        out.extend_from_slice(b"0.");
+        out.extend(std::iter::repeat_n(b'0', -(n + exp) as usize));
+        out.extend_from_slice(digits);
+    }
+}
+
 /// The hash without its finaliser: what a chunk keeps per value ([`Hashes`]).
 ///
 /// ```text
@@ -293,6 +417,84 @@ impl Hasher for Identity {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every spelling of the value `sign * digits * 10^exp` (digits without leading zeros):
+    /// plain (with zeros after the point), and with exponents of both cases and signs.
+    fn spellings(negative: bool, digits: &str, exp: i32) -> Vec<String> {
+        let sign = if negative { "-" } else { "" };
+        let n = digits.len() as i32;
+        let plain = if exp >= 0 {
+            format!("{digits}{}", "0".repeat(exp as usize))
+        } else if n + exp > 0 {
+            let (i, f) = digits.split_at((n + exp) as usize);
+            format!("{i}.{f}")
+        } else {
+            format!("0.{}{digits}", "0".repeat(-(n + exp) as usize))
+        };
+        let mut all = vec![format!("{sign}{plain}")];
+        if plain.contains('.') {
+            all.push(format!("{sign}{plain}000"));
+        } else {
+            all.push(format!("{sign}{plain}.0"));
+        }
+        // d.ddd e(exp + n - 1), and the digits as an integer e exp.
+        let (first, rest) = digits.split_at(1);
+        let point = if rest.is_empty() {
+            first.to_string()
+        } else {
+            format!("{first}.{rest}")
+        };
+        all.push(format!("{sign}{point}e{}", exp + n - 1));
+        let zero = if rest.is_empty() { "." } else { "" };
+        all.push(format!("{sign}{point}{zero}0E+{}", exp + n - 1).replace("E+-", "E-"));
+        all.push(format!("{sign}{digits}e{exp}"));
+        all.push(format!("{sign}{digits}00e{}", exp - 2));
+        all
+    }
+
+    #[test]
+    fn numbers_hash_by_value_whatever_their_spelling() {
+        let mut seen = std::collections::HashMap::new();
+        for digits in [
+            "1",
+            "15",
+            "7",
+            "123456789",
+            "1000000000000000000000000000001",
+        ] {
+            for exp in [-40, -9, -3, -1, 0, 1, 2, 5, 40, 70] {
+                for negative in [false, true] {
+                    let all = spellings(negative, digits, exp);
+                    let h = number_prehash(all[0].as_bytes());
+                    for s in &all {
+                        assert_eq!(number_prehash(s.as_bytes()), h, "{s} against {}", all[0]);
+                    }
+                    // Different values, different hashes.
+                    let value = (negative, digits, exp);
+                    if let Some(other) = seen.insert(h, value) {
+                        assert_eq!(other, value, "{} hashes as another value", all[0]);
+                    }
+                }
+            }
+        }
+        for zero in ["0", "-0", "0.0", "-0.000", "0e5", "-0E-3", "0.0e+12"] {
+            assert_eq!(
+                number_prehash(zero.as_bytes()),
+                prehash(TAG_NUMBER, b"0"),
+                "{zero}"
+            );
+        }
+        // The common spellings are hashed as they are, or cut.
+        assert_eq!(number_prehash(b"200"), prehash(TAG_NUMBER, b"200"));
+        assert_eq!(number_prehash(b"175.6400"), prehash(TAG_NUMBER, b"175.64"));
+        assert_eq!(number_prehash(b"-2.50"), prehash(TAG_NUMBER, b"-2.5"));
+        assert_ne!(number_prehash(b"2"), number_prehash(b"-2"));
+        assert_ne!(number_prehash(b"10"), number_prehash(b"1"));
+        assert_eq!(
+            value_prehash(TAG_STRING, b"1.50"),
+            prehash(TAG_STRING, b"1.50")
+        );
+    }
 
     fn of(values: impl IntoIterator<Item = u64>) -> Distinct {
         let mut d = Distinct::default();

@@ -482,7 +482,7 @@ fn number(line: &[u8], at: usize, slots: &mut Vec<Slot>) -> Option<usize> {
         end: end as u32,
         escaped: false,
         hashed: true,
-        hash: distinct::prehash(distinct::TAG_NUMBER, text),
+        hash: distinct::number_prehash(text),
     });
     Some(end)
 }
@@ -578,7 +578,7 @@ mod tests {
 
     #[test]
     fn values_hashed_on_the_way_have_their_prehash() {
-        use crate::distinct::{TAG_BOOLEAN, TAG_NUMBER, TAG_STRING, prehash};
+        use crate::distinct::{TAG_BOOLEAN, TAG_STRING, number_prehash, prehash};
         // Strings of every length up to 40 (every place of the end in a word), each with
         // text after it shorter and longer than a word, and one with a backslash.
         for n in 0..40 {
@@ -597,7 +597,7 @@ mod tests {
         for (line, n) in [("12.5e3,", 6), ("-0}", 2), ("1234567890123", 13)] {
             let s = one(number, line.as_bytes()).unwrap();
             assert_eq!(s.end as usize, n);
-            assert_eq!(s.hash, prehash(TAG_NUMBER, &line.as_bytes()[..n]));
+            assert_eq!(s.hash, number_prehash(&line.as_bytes()[..n]));
         }
         for b in ["true", "false"] {
             let s = one(boolean, format!("{b},").as_bytes()).unwrap();

@@ -149,7 +149,8 @@ impl Paths {
             node.types[t] += 1;
         }
         if let Some((tag, text)) = scalar {
-            node.hashes.push(distinct::prehash(tag, text.as_bytes()));
+            node.hashes
+                .push(distinct::value_prehash(tag, text.as_bytes()));
             node.scalars = true;
             if node.example.is_none() {
                 node.example = Some(value.raw().into());

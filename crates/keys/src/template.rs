@@ -477,7 +477,7 @@ impl Templates {
                     distinct::prehash(3, raw.unwrap_or_default())
                 }
             } else {
-                distinct::prehash(tag, bytes.get(start..end).unwrap_or_default())
+                distinct::value_prehash(tag, bytes.get(start..end).unwrap_or_default())
             };
             let Some(n) = nodes.get_mut(node as usize) else {
                 continue;
