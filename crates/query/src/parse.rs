@@ -549,15 +549,27 @@ impl<'q> Parser<'q> {
         }
         if self.eat_kw("from") {
             let t = self.peek().clone();
-            if t.tok != Tok::Ident {
+            if t.tok == Tok::Eof {
                 return self.fail(Expect::Source);
             }
             self.bump();
+            // The source is the run of tokens written without a space between them, so
+            // that a file name (`from app.ndjson`, `from logs/app.log`) is reported as the
+            // unknown source it is, not as a stray '.' after a source `app`.
+            let mut end = t.end;
+            while self.peek().tok != Tok::Eof && self.peek().start == end {
+                end = self.bump().end;
+            }
+            let text = &self.q[t.start..end];
+            let name = match &t.tok {
+                Tok::Str(value) if end == t.end => value.as_str(),
+                _ => text,
+            };
             let span = Span {
                 start: t.start,
-                end: t.end,
+                end,
             };
-            query.from = Some((self.text(&t).to_owned(), span));
+            query.from = Some((name.to_owned(), span));
         }
         if query.from.is_some() {
             expect = Expect::LaterClause;

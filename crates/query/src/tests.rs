@@ -1657,6 +1657,12 @@ fail!(
     15
 );
 fail!(
+    error_unknown_source_names_a_file_whole,
+    "select x from logs/app.ndjson where x > 1",
+    "unknown source 'logs/app.ndjson': the only source is 'stream' (the files named on the command line, or standard input)",
+    15
+);
+fail!(
     error_aggregate_in_where,
     "select x where count(*) > 1",
     "aggregate 'count(*)' is not allowed in where",
