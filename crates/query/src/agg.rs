@@ -271,7 +271,11 @@ impl AggState {
                     Some(q) => Val::number(Num::Dec(q.normalize())),
                     None => Val::Null,
                 },
-                Num::Float(f) => Val::number(Num::Float(f / s.n as f64)),
+                // A sum beyond a Decimal's range, whose mean may yet be one: exact if so.
+                Num::Float(f) => match (!s.has_float).then(|| s.dec.quotient(s.n)).flatten() {
+                    Some(q) => Val::number(Num::Dec(q.normalize())),
+                    None => Val::number(Num::Float(f / s.n as f64)),
+                },
             },
             AggState::Min(Some(v)) | AggState::Max(Some(v)) => (**v).clone(),
             AggState::Pct(nums) if !nums.is_empty() => {

@@ -164,6 +164,61 @@ impl DecimalSum {
         })
     }
 
+    /// The sum divided by `n`, rounded once: with as many decimals as fit a Decimal (at most
+    /// 28), half to even. For a mean whose sum is beyond a Decimal's range (`total` is `None`)
+    /// though the mean is not. `None` when the quotient is beyond a Decimal's range too, or
+    /// the sum beyond `whole`'s.
+    ///
+    /// ```text
+    /// |sum| = whole + part / 10^28        (one sign for both, as in `total`)
+    /// whole / n -> q, remainder r; then 28 digits of the fraction by long division, each
+    /// the next digit of part brought down: r = 10r + digit, digit of the quotient r / n
+    /// the quotient = q + frac / 10^28 + r / (n 10^28), cut to the scale that fits
+    /// ```
+    pub(crate) fn quotient(&self, n: u64) -> Option<Decimal> {
+        let mut all = self.clone();
+        all.settle_run();
+        if all.beyond || n == 0 {
+            return None;
+        }
+        let unit = pow10(MAX_SCALE);
+        let (mut whole, mut part) = (all.whole, all.part);
+        if whole > 0 && part < 0 {
+            whole -= 1;
+            part += unit;
+        } else if whole < 0 && part > 0 {
+            whole += 1;
+            part -= unit;
+        }
+        let negative = whole < 0 || part < 0;
+        let (whole, part) = (whole.checked_abs()?, part.abs());
+        let n = i128::from(n);
+        let (q, mut r) = (whole / n, whole % n);
+        // r < n < 2^64, so 10r + 9 fits.
+        let mut frac = 0i128;
+        for i in (0..MAX_SCALE).rev() {
+            r = r * 10 + part / pow10(i) % 10;
+            frac = frac * 10 + r / n;
+            r %= n;
+        }
+        (0..=MAX_SCALE).rev().find_map(|s| {
+            let step = pow10(MAX_SCALE - s);
+            let (kept, rest) = (frac / step, frac % step);
+            let mut m = q.checked_mul(pow10(s))?.checked_add(kept)?;
+            // What is dropped, (rest + r / n) / step, against one half: twice it is
+            // 2 rest + 2r/n, with 0 <= 2r/n < 2.
+            let (twice, half) = (2 * rest, step);
+            let up = match twice.cmp(&(half - 1)) {
+                std::cmp::Ordering::Less => false,
+                std::cmp::Ordering::Equal => 2 * r > n || (2 * r == n && m % 2 != 0),
+                std::cmp::Ordering::Greater if twice == half => r > 0 || m % 2 != 0,
+                std::cmp::Ordering::Greater => true,
+            };
+            m += i128::from(up);
+            (m < MANTISSA_LIMIT).then(|| decimal(if negative { -m } else { m }, s))
+        })
+    }
+
     /// The sum as a float sum, for a total beyond a Decimal's range or mixed with floats:
     /// exact but for the part below 1, which goes in as one rounded float.
     pub(crate) fn float_sum(&self) -> FloatSum {
@@ -266,6 +321,80 @@ mod tests {
         assert_eq!(f, 2.0 * 79228162514264337593543950335f64);
         let s = sum_of(&[d("1"), big, big, -big, -big]);
         assert_eq!(s.total(0), Some(d("1")));
+    }
+
+    /// A mean whose sum is beyond a Decimal: exact, rounded once, half to even (the expected
+    /// values from Python's `decimal` at 200 digits, cut to the largest scale that fits).
+    #[test]
+    fn quotient_of_a_sum_beyond_a_decimal_is_exact() {
+        let m = "79228162514264337593543950335";
+        let cases: [(&[&str], u64, Option<&str>); 8] = [
+            (
+                &[
+                    "50000000000000000000000000001",
+                    "50000000000000000000000000003",
+                ],
+                2,
+                Some("50000000000000000000000000002"),
+            ),
+            (
+                &[
+                    "50000000000000000000000000001",
+                    "50000000000000000000000000002",
+                    "-7.5",
+                ],
+                3,
+                Some("33333333333333333333333333332"),
+            ),
+            (&[m, m, "1"], 3, Some("52818775009509558395695966890")),
+            (
+                &[&format!("-{m}"), &format!("-{m}"), "-0.5"],
+                2,
+                Some(&format!("-{m}")),
+            ),
+            (
+                &[
+                    "60000000000000000000000000000",
+                    "60000000000000000000000000000",
+                    "0.125",
+                ],
+                7,
+                Some("17142857142857142857142857143"),
+            ),
+            (
+                &[
+                    "70000000000000000000000000000",
+                    "70000000000000000000000000000",
+                    "0.0000000000000000000000000001",
+                ],
+                12345,
+                Some("11340623734305386796273795.059"),
+            ),
+            // Past the half by the remainder alone: up.
+            (
+                &[m, m, "0.0000000000000000000000000001"],
+                4,
+                Some("39614081257132168796771975168"),
+            ),
+            // A mean beyond a Decimal.
+            (&[m, m, m, m, m], 2, None),
+        ];
+        for (xs, n, want) in cases {
+            let xs: Vec<Decimal> = xs.iter().map(|x| d(x)).collect();
+            let s = sum_of(&xs);
+            assert_eq!(s.total(0), None, "{xs:?}");
+            assert_eq!(
+                s.quotient(n).map(|q| q.normalize()),
+                want.map(d),
+                "{xs:?} / {n}"
+            );
+        }
+        // Half to even at the last digit kept: M + 0.5 rounds to 2^96, which does not fit.
+        assert_eq!(sum_of(&[d(m), d("0.5")]).quotient(1), None);
+        assert_eq!(
+            sum_of(&[d(m), d("-0.5")]).quotient(1),
+            Some(d("79228162514264337593543950334"))
+        );
     }
 
     #[test]
