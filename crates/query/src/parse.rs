@@ -336,6 +336,8 @@ const CLAUSE_ORDER: [&str; 8] = [
 /// come (`None` for an `expect` that is not between clauses).
 fn clause_hint(word: &str, prev: Option<&str>, next: &str, expect: Expect) -> Option<String> {
     let first = match expect {
+        // The query's first word: any clause may come, `select` too.
+        _ if prev.is_none() => 0,
         Expect::Clause => 1,
         Expect::LaterClause => 2,
         Expect::AfterGroupBy => 4,
@@ -1445,6 +1447,11 @@ mod tests {
                 "select x form stream",
                 "expected ',' or the next clause (from, where, group by, having, order by, \
                  limit, offset), found 'form' (did you mean 'from'?)",
+            ),
+            (
+                "selct count(*) where a = 1",
+                "expected another clause or the end of the query, found 'selct' (did you mean \
+                 'select'?)",
             ),
             (
                 "select x order by x Limt 5",
