@@ -775,7 +775,7 @@ impl<'q> Parser<'q> {
             t.end,
             format!(
                 "the query nests more than {MAX_DEPTH} levels deep here (each parenthesis, \
-                 'not', call, 'case' and link of a '+ - * / %' chain is one level)"
+                 'not', call, 'case' and link of a '+ - * / % ||' chain is one level)"
             ),
         )
     }
@@ -1654,6 +1654,9 @@ mod tests {
         }
         assert!(err(&cases(65)).starts_with("the query nests more than 64 levels deep"));
         assert!(err(&ifs(65)).starts_with("the query nests more than 64 levels deep"));
+        // `||` chains count as `+` chains do, and the message says so.
+        let concat = format!("select 'a'{}", " || 'a'".repeat(70));
+        assert!(err(&concat).contains("'+ - * / % ||' chain is one level"));
     }
 
     #[test]
