@@ -379,14 +379,30 @@ fn percent(part: u64, whole: u64) -> String {
     format!("{}.{}%", tenths / 10, tenths % 10)
 }
 
-/// `part / whole` to four decimals, trailing zeros dropped: `1`, `0.9864`, `0`.
+/// `part / whole` to four decimals, trailing zeros dropped: `1`, `0.9864`, `0`; to as many
+/// more (up to 18) for a share that is neither none nor all but would read as `0` or `1`:
+/// three figures of it, or of what it lacks (`0.000005` for 2 lines of 400,000).
 fn fraction(part: u64, whole: u64) -> String {
-    let n = (part as u128 * 10_000 + whole as u128 / 2) / whole as u128;
-    let (int, frac) = (n / 10_000, n % 10_000);
+    let whole = u128::from(whole.max(1));
+    // part * 10^18 < 2^64 * 2^60: no overflow.
+    let (n, places) = (4..=18)
+        .map(|d| {
+            let unit = 10u128.pow(d);
+            ((u128::from(part) * unit + whole / 2) / whole, d)
+        })
+        .find(|&(n, d)| {
+            let unit = 10u128.pow(d);
+            let some = part > 0 && u128::from(part) < whole;
+            // Four decimals when they show it; else three figures of what it is, or lacks.
+            !some || (d == 4 && n != 0 && n != unit) || (n >= 100 && unit - n >= 100)
+        })
+        .unwrap_or((0, 4));
+    let unit = 10u128.pow(places);
+    let (int, frac) = (n / unit, n % unit);
     if frac == 0 {
         return int.to_string();
     }
-    let digits = format!("{frac:04}");
+    let digits = format!("{frac:0width$}", width = places as usize);
     format!("{int}.{}", digits.trim_end_matches('0'))
 }
 
@@ -421,6 +437,11 @@ mod tests {
         assert_eq!(fraction(290, 294), "0.9864");
         assert_eq!(fraction(1, 2), "0.5");
         assert_eq!(fraction(3, 3), "1");
+        assert_eq!(fraction(0, 3), "0");
+        // A sliver, and all but a sliver, are not `0` and `1`.
+        assert_eq!(fraction(2, 400_000), "0.000005");
+        assert_eq!(fraction(399_998, 400_000), "0.999995");
+        assert_eq!(fraction(1, 10u64.pow(19)), "0");
         assert_eq!(short(12_345), "12.3K");
         assert_eq!(short(456_789), "457K");
         assert_eq!(short(1_204_000), "1.20M");
