@@ -131,17 +131,15 @@ impl DecimalSum {
         self.beyond |= other.beyond;
     }
 
-    /// The sum as a Decimal with `scale` decimals (the largest scale of the addends, so the
-    /// sum has no more), or, when its mantissa would not fit, with as many as fit, rounded
-    /// half to even. `None` when the sum is beyond a Decimal's range.
-    pub(crate) fn total(&self, scale: u32) -> Option<Decimal> {
+    /// The sum as `whole + part / 10^28`, the run settled and one sign for both; `None` when
+    /// the whole part went beyond `whole`'s range.
+    fn settled(&self) -> Option<(i128, i128)> {
         let mut all = self.clone();
         all.settle_run();
         if all.beyond {
             return None;
         }
         let (mut whole, mut part) = (all.whole, all.part);
-        // One sign for both (the value is whole + part / 10^28).
         let unit = pow10(MAX_SCALE);
         if whole > 0 && part < 0 {
             whole -= 1;
@@ -150,6 +148,14 @@ impl DecimalSum {
             whole += 1;
             part -= unit;
         }
+        Some((whole, part))
+    }
+
+    /// The sum as a Decimal with `scale` decimals (the largest scale of the addends, so the
+    /// sum has no more), or, when its mantissa would not fit, with as many as fit, rounded
+    /// half to even. `None` when the sum is beyond a Decimal's range.
+    pub(crate) fn total(&self, scale: u32) -> Option<Decimal> {
+        let (whole, part) = self.settled()?;
         let sign = if whole < 0 || part < 0 { -1 } else { 1 };
         (0..=scale.min(MAX_SCALE)).rev().find_map(|s| {
             let step = pow10(MAX_SCALE - s);
@@ -176,19 +182,9 @@ impl DecimalSum {
     /// the quotient = q + frac / 10^28 + r / (n 10^28), cut to the scale that fits
     /// ```
     pub(crate) fn quotient(&self, n: u64) -> Option<Decimal> {
-        let mut all = self.clone();
-        all.settle_run();
-        if all.beyond || n == 0 {
+        let (whole, part) = self.settled()?;
+        if n == 0 {
             return None;
-        }
-        let unit = pow10(MAX_SCALE);
-        let (mut whole, mut part) = (all.whole, all.part);
-        if whole > 0 && part < 0 {
-            whole -= 1;
-            part += unit;
-        } else if whole < 0 && part > 0 {
-            whole += 1;
-            part -= unit;
         }
         let negative = whole < 0 || part < 0;
         let (whole, part) = (whole.checked_abs()?, part.abs());
