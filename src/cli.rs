@@ -27,7 +27,8 @@ range: `ndq --since 1h 'select count(*)' app.ndjson`, `--since yesterday --until
 --tz Europe/Paris writes timestamps with that zone's offset and counts days in it.
 
 Inputs: files in the order given; `-` or none for standard input; a directory for every
-regular file below it (sorted); `.gz` and `.zst` files are decompressed.
+regular file below it (sorted; links to files followed, a broken link or a link to a
+directory named in a warning); `.gz` and `.zst` files are decompressed.
 
 Lines that are not JSON objects are skipped, counted, and reported once at the end with the
 first FILE:LINE (`--strict` makes the first one an error). Blank lines, CRLF line ends and a

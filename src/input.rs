@@ -227,7 +227,8 @@ fn open_file(path: &Path, meta: std::fs::Metadata) -> anyhow::Result<Input> {
 }
 
 /// Every regular file below `dir`, recursively, sorted by path. Symbolic links to files are
-/// followed; links to directories are not (no cycles).
+/// followed; links to directories are not (no cycles), and neither is a broken link: each
+/// of those is named in a warning, so that no input is left out unsaid.
 fn walk(dir: &Path, files: &mut Vec<PathBuf>) -> anyhow::Result<()> {
     let entries = std::fs::read_dir(dir).with_context(|| dir.display().to_string())?;
     let mut paths = Vec::new();
@@ -246,6 +247,13 @@ fn walk(dir: &Path, files: &mut Vec<PathBuf>) -> anyhow::Result<()> {
             walk(&path, files)?;
         } else if kind.is_file() || (kind.is_symlink() && path.is_file()) {
             files.push(path);
+        } else if kind.is_symlink() && path.is_dir() {
+            crate::warning!(
+                "{}: a link to a directory, not followed (name it to read it)",
+                path.display()
+            );
+        } else if kind.is_symlink() && std::fs::metadata(&path).is_err() {
+            crate::warning!("{}: a broken link, skipped", path.display());
         }
     }
     Ok(())

@@ -495,6 +495,28 @@ fn several_files_in_order_and_directories_sorted() {
     out.stderr_has(&format!("(first at {}:2: ", bad.display()));
 }
 
+/// In a directory, a link to a file is read as the file; a broken link and a link to a
+/// directory are not read, and each is named in a warning.
+#[cfg(unix)]
+#[test]
+fn links_in_a_directory_not_read_are_named() {
+    use std::os::unix::fs::symlink;
+    let f = Fixture::new();
+    let a = f.write("dir/a.ndjson", "{\"f\":\"a\"}\n");
+    f.write("other/b.ndjson", "{\"f\":\"b\"}\n");
+    symlink(&a, f.path("dir/b-link.ndjson")).unwrap();
+    symlink(f.path("gone.ndjson"), f.path("dir/c-broken.ndjson")).unwrap();
+    symlink(f.path("other"), f.path("dir/d-dir")).unwrap();
+    let out = ndq(&["-o", "raw", "select f"]).path(&f.path("dir")).run();
+    out.status(0).stdout_is("a\na\n");
+    out.stderr_is(&format!(
+        "ndq: warning: {}: a broken link, skipped\n\
+         ndq: warning: {}: a link to a directory, not followed (name it to read it)\n",
+        f.path("dir/c-broken.ndjson").display(),
+        f.path("dir/d-dir").display()
+    ));
+}
+
 /// After the last gzip member, zero bytes (padding) end the input as `gzip -d` reads them, and
 /// other bytes are an error that says what they are; so for members inflated whole and for
 /// the stream.
