@@ -245,15 +245,19 @@ fn walk(dir: &Path, files: &mut Vec<PathBuf>) -> anyhow::Result<()> {
     for (path, kind) in paths {
         if kind.is_dir() {
             walk(&path, files)?;
-        } else if kind.is_file() || (kind.is_symlink() && path.is_file()) {
+        } else if kind.is_file() {
             files.push(path);
-        } else if kind.is_symlink() && path.is_dir() {
-            crate::warning!(
-                "{}: a link to a directory, not followed (name it to read it)",
-                path.display()
-            );
-        } else if kind.is_symlink() && std::fs::metadata(&path).is_err() {
-            crate::warning!("{}: a broken link, skipped", path.display());
+        } else if kind.is_symlink() {
+            // What the link leads to, in one look.
+            match std::fs::metadata(&path) {
+                Ok(to) if to.is_file() => files.push(path),
+                Ok(to) if to.is_dir() => crate::warning!(
+                    "{}: a link to a directory, not followed (name it to read it)",
+                    path.display()
+                ),
+                Ok(_) => {}
+                Err(_) => crate::warning!("{}: a broken link, skipped", path.display()),
+            }
         }
     }
     Ok(())

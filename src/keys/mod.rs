@@ -383,21 +383,19 @@ fn percent(part: u64, whole: u64) -> String {
 /// more (up to 18) for a share that is neither none nor all but would read as `0` or `1`:
 /// three figures of it, or of what it lacks (`0.000005` for 2 lines of 400,000).
 fn fraction(part: u64, whole: u64) -> String {
-    let whole = u128::from(whole.max(1));
+    let (part, whole) = (u128::from(part), u128::from(whole.max(1)));
+    let some = part > 0 && part < whole;
     // part * 10^18 < 2^64 * 2^60: no overflow.
-    let (n, places) = (4..=18)
+    let (n, unit, places) = (4..=18)
         .map(|d| {
             let unit = 10u128.pow(d);
-            ((u128::from(part) * unit + whole / 2) / whole, d)
+            ((part * unit + whole / 2) / whole, unit, d)
         })
-        .find(|&(n, d)| {
-            let unit = 10u128.pow(d);
-            let some = part > 0 && u128::from(part) < whole;
+        .find(|&(n, unit, d)| {
             // Four decimals when they show it; else three figures of what it is, or lacks.
             !some || (d == 4 && n != 0 && n != unit) || (n >= 100 && unit - n >= 100)
         })
-        .unwrap_or((0, 4));
-    let unit = 10u128.pow(places);
+        .unwrap_or((0, 1, 4));
     let (int, frac) = (n / unit, n % unit);
     if frac == 0 {
         return int.to_string();

@@ -74,6 +74,19 @@ pub(crate) fn misplaced(q: &str, wild: (usize, usize), path: &str) -> QueryError
     .with_kind(ErrorKind::Arguments)
 }
 
+/// The error for a wildcard (spanning `wild`) inside a side of another wildcard condition:
+/// each element of the outer array would test every element of the inner one.
+pub(crate) fn nested(q: &str, wild: (usize, usize)) -> QueryError {
+    QueryError::new(
+        q,
+        wild.0,
+        wild.1,
+        "a wildcard condition cannot be inside a side of another wildcard condition; write \
+         them as two conditions",
+    )
+    .with_kind(ErrorKind::Arguments)
+}
+
 /// The fold of `x in PATH` over the elements: see the module docs.
 #[derive(Debug, Default)]
 pub(crate) struct Membership {

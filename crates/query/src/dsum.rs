@@ -202,15 +202,10 @@ impl DecimalSum {
             let (kept, rest) = (frac / step, frac % step);
             let mut m = q.checked_mul(pow10(s))?.checked_add(kept)?;
             // What is dropped, (rest + r / n) / step, against one half: twice it is
-            // 2 rest + 2r/n, with 0 <= 2r/n < 2.
-            let (twice, half) = (2 * rest, step);
-            let up = match twice.cmp(&(half - 1)) {
-                std::cmp::Ordering::Less => false,
-                std::cmp::Ordering::Equal => 2 * r > n || (2 * r == n && m % 2 != 0),
-                std::cmp::Ordering::Greater if twice == half => r > 0 || m % 2 != 0,
-                std::cmp::Ordering::Greater => true,
-            };
-            m += i128::from(up);
+            // t + e / n, with t = 2 rest + 2r div n (r < n, so 2r div n is 0 or 1) and
+            // e = 2r mod n.
+            let (t, e) = (2 * rest + 2 * r / n, 2 * r % n);
+            m += i128::from(t > step || (t == step && (e > 0 || m % 2 != 0)));
             (m < MANTISSA_LIMIT).then(|| decimal(if negative { -m } else { m }, s))
         })
     }

@@ -199,16 +199,7 @@ impl<'q> Planner<'q> {
                 if self.elem_at == Some(wild.start) {
                     Ex::Elem
                 } else if self.elem_at.is_some() {
-                    // A wildcard condition inside a side of another: each element of the
-                    // outer array would test every element of the inner one.
-                    return Err(QueryError::new(
-                        self.q,
-                        wild.start,
-                        wild.end,
-                        "a wildcard condition cannot be inside a side of another wildcard \
-                         condition; write them as two conditions",
-                    )
-                    .with_kind(ErrorKind::Arguments));
+                    return Err(array::nested(self.q, (wild.start, wild.end)));
                 } else {
                     return Err(array::misplaced(
                         self.q,
