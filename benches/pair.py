@@ -6,7 +6,7 @@
 Each pair runs both binaries back to back (`BINARY [NDQ_OPTION...] -o raw QUERY FILE`,
 output discarded), the order swapped every other pair, and takes the ratio new/old of their
 wall times. On a shared machine whose speed drifts from minute to minute, a ratio of two runs
-taken a second apart is steadier than medians over the whole session (`benches/ab.py`).
+taken a second apart is steadier than medians over the whole sitting (`benches/ab.py`).
 Prints each build's median time, the median ratio with its quartiles, in how many pairs
 the new build was faster, and whether every run gave the same output. Give options after the
 binaries, e.g. `--threads 1`.

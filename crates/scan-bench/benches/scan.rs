@@ -9,7 +9,8 @@
 //! and sonic-rs's lazy `get`. ndq runs with the scalar and the AVX2 scanner, through `parse`,
 //! through `parse_until` (the early exit the CLI uses) and, for `elapsed`, through
 //! `parse_prefix`, which validates only the part of the line it reads, as sonic-rs `get` does
-//! (issue 2's bar is on `parse_until`, which validates the whole line). The AVX2 scanner
+//! (the scanner's goal, at least sonic-rs's speed, is on `parse_until`, which validates the
+//! whole line). The AVX2 scanner
 //! validates the rest of a line by its shape when it has seen that shape before (see
 //! `crates/scan/src/shape.rs`); `ndq_avx2_parse_until_walk` is `parse_until` without that,
 //! the walk validating every line.
@@ -70,7 +71,7 @@ enum Scope {
     /// `parse_until`: all of it, indexing only up to the wanted key (what the CLI does).
     Until,
     /// `parse_prefix`: only the part read, up to the wanted key's value, as sonic-rs `get`
-    /// validates only what it reads. Not what the issue's bar measures (it wants the whole
+    /// validates only what it reads. Not what the scanner's goal measures (it wants the whole
     /// line validated); here to show where the rest of the time goes.
     Prefix,
 }
