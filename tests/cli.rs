@@ -1669,3 +1669,39 @@ fn no_match_on_a_terminal_names_the_missing_property_and_its_look_alike() {
         assert_eq!(terminal, "", "{args}");
     }
 }
+
+/// A query that stops at its `limit` counts the bad lines up to its last row, whatever the
+/// thread count: a line read past it (by a worker ahead of the others) is not the run's.
+#[test]
+fn a_limit_warns_of_the_same_bad_lines_for_every_thread_count() {
+    let f = Fixture::new();
+    // Large enough to be cut into several chunks: a rare match, a bad line every 50.
+    let mut text = String::new();
+    for i in 0..200_000u64 {
+        if i % 50 == 49 {
+            text.push_str(&format!("oops {i}\n"));
+        } else {
+            text.push_str(&format!("{{\"n\":{i},\"hit\":{}}}\n", i % 3001 == 0));
+        }
+    }
+    let input = f.write("lim.ndjson", text);
+    // The 30th match is line 87,030 (n = 29 * 3001); 1,740 bad lines come before it.
+    let want: String = (0..30).map(|k| format!("{}\n", k * 3001)).collect();
+    for threads in ["1", "2", "3", "5"] {
+        let run = ndq(&[
+            "-o",
+            "raw",
+            "--threads",
+            threads,
+            "select n where hit limit 30",
+        ])
+        .path(&input)
+        .run();
+        run.status(0).stdout_is(&want);
+        run.stderr_is(&format!(
+            "ndq: warning: 1740 malformed lines skipped (first at {}:50: the line is not a JSON \
+             object at byte 0)\n",
+            input.display()
+        ));
+    }
+}

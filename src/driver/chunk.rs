@@ -61,6 +61,10 @@ pub struct ChunkOut {
     pub buf: Vec<u8>,
     /// When rows are limited: the end offset in `buf` of each row.
     pub row_ends: Vec<usize>,
+    /// When rows are limited: the counts as they stood just after each row's line, so that a
+    /// chunk that went on past the rows the run still wanted can be counted as if it had
+    /// stopped there ([`ChunkOut::stop_after`]).
+    pub row_marks: Vec<Mark>,
     /// Rows for `-o table`, kept as values until every row is known.
     pub table: Vec<Vec<Value<'static>>>,
     /// The partial aggregate, for a collecting query.
@@ -87,6 +91,66 @@ pub struct ChunkOut {
     /// The zones of the chunk's lines, when asked for ([`TimeCheck::index`]) and the chunk
     /// was read to its end.
     pub zones: Option<Vec<Zone>>,
+}
+
+/// A chunk's counts at one point of its lines ([`ChunkOut::row_marks`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Mark {
+    hits: u64,
+    lines: u64,
+    skipped: u64,
+    line_count: u64,
+    bytes: u64,
+    malformed: u64,
+}
+
+impl ChunkOut {
+    /// The counts so far.
+    fn mark(&self, bytes: u64) -> Mark {
+        Mark {
+            hits: self.hits,
+            lines: self.lines,
+            skipped: self.skipped,
+            line_count: self.line_count,
+            bytes,
+            malformed: self.malformed,
+        }
+    }
+
+    /// This output cut to its first `rows` rows (fewer than it has; row ends kept): its counts
+    /// and first bad line as if the chunk had stopped after the line of its last row kept, as
+    /// it would have had the run wanted only that many. (The lines after it were read, but
+    /// no run that stops there reads them: a bad one among them is not the run's.)
+    pub fn stop_after(&mut self, rows: u64) {
+        let Some(mark) = rows
+            .checked_sub(1)
+            .and_then(|r| self.row_marks.get(r as usize))
+            .copied()
+        else {
+            return;
+        };
+        self.hits = mark.hits;
+        self.lines = mark.lines;
+        self.skipped = mark.skipped;
+        self.line_count = mark.line_count;
+        self.bytes = mark.bytes;
+        self.malformed = mark.malformed;
+        if self
+            .first_bad
+            .as_ref()
+            .is_some_and(|(line, _)| *line > mark.line_count)
+        {
+            self.first_bad = None;
+        }
+        if let Some(&end) = self.row_ends.get(rows as usize - 1) {
+            self.buf.truncate(end);
+        }
+        self.table.truncate(rows as usize);
+        self.row_ends.truncate(rows as usize);
+        self.row_marks.truncate(rows as usize);
+        self.rows = rows;
+        self.zones = None;
+    }
 }
 
 /// What a chunk does with its lines' leading times ([`ndq_query::leading_time`]).
@@ -257,6 +321,8 @@ pub fn scan<S: LineStep>(
         if let Some(cap) = limits.rows {
             if out.rows > rows_before {
                 out.row_ends.push(out.buf.len());
+                let mark = out.mark((data.len() - rest.len()) as u64);
+                out.row_marks.push(mark);
             }
             if out.rows >= cap && !limits.strict {
                 limits.stop.fetch_min(limits.index, Ordering::Relaxed);

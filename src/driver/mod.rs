@@ -148,12 +148,13 @@ impl RunOptions {
 
 /// Default bytes per mapped window (a stream's blocks are a quarter of it).
 ///
-/// 64 MiB rather than 32: it made every query of issue 6 about 2-2.5% faster over the 1 GiB
-/// file in paired runs (128 and 256 MiB gained no more than 64; 16 MiB was 5% slower than
-/// 32). Why is not pinned down: the CPU time stayed the same (the wall time fell), but
-/// neither a pipeline that kept the workers busy across windows nor windows aligned to 2 MiB
-/// pages (a quarter fewer page faults) gained anything. A mapped window's pages are
-/// the page cache's, so the price is only in the resident set reported (see the README).
+/// 64 MiB rather than 32: it made each of the three throughput queries
+/// (`testdata/throughput.txt`) about 2-2.5% faster over the 1 GiB file in paired runs (128
+/// and 256 MiB gained no more than 64; 16 MiB was 5% slower than 32). Why is not pinned
+/// down: the CPU time stayed the same (the wall time fell), but neither a pipeline that kept
+/// the workers busy across windows nor windows aligned to 2 MiB pages (a quarter fewer page
+/// faults) gained anything. A mapped window's pages are the page cache's, so the price is
+/// only in the resident set reported (see the README).
 pub const WINDOW: usize = 64 << 20;
 
 impl Default for RunOptions {
@@ -965,6 +966,17 @@ where
                     None,
                     &TimeCheck::default(),
                 );
+            }
+            if self.facts.mode != Mode::Parts
+                && !strict
+                && let Some(left) = self.remaining
+                && left <= out.rows
+            {
+                // `limit` ends inside this chunk, which read on past the last row wanted (to
+                // rows of its own, or to its end): counted as if it had stopped there, so
+                // that the lines counted (and the bad ones named) do not depend on where the
+                // chunks were cut.
+                out.stop_after(left);
             }
             if let Some(z) = &mut self.zones {
                 z.add(out.zones.take());

@@ -82,6 +82,12 @@ fn lines() -> Vec<u8> {
 /// What the fake query must give for `data`: (output, non-blank lines, hits, bad lines,
 /// first bad line number).
 fn expected(data: &[u8]) -> (Vec<u8>, u64, u64, u64, u64) {
+    expected_up_to(data, u64::MAX)
+}
+
+/// [`expected`] of a run with `limit`: the lines up to the one of its last row, and no
+/// further.
+fn expected_up_to(data: &[u8], limit: u64) -> (Vec<u8>, u64, u64, u64, u64) {
     let text = std::str::from_utf8(data).unwrap();
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut out = Vec::new();
@@ -101,6 +107,9 @@ fn expected(data: &[u8]) -> (Vec<u8>, u64, u64, u64, u64) {
             hits += 1;
             out.extend_from_slice(line.as_bytes());
             out.push(b'\n');
+            if hits == limit {
+                break;
+            }
         }
     }
     (out, lines, hits, bad, first)
@@ -286,6 +295,46 @@ fn offset_skips_the_first_rows_and_limit_stops_after_offset_plus_limit() {
             );
             assert_eq!(drove.stats.hits, hits);
             assert_eq!(drove.stats.rows, rows.len() as u64 - 7);
+        }
+    }
+}
+
+#[test]
+fn a_limit_counts_lines_and_bad_lines_up_to_its_last_row_for_every_split() {
+    let dir = tempfile::tempdir().unwrap();
+    // Read whole as a small file, and mapped in windows.
+    for (name, data) in [("small", lines().repeat(3)), ("large", lines().repeat(30))] {
+        let path = write(dir.path(), name, &data);
+        for limit in [3, 20, 150, 400] {
+            let (_, lines, _, bad, first) = expected_up_to(&data, limit);
+            assert!(bad > 0 || limit < 20);
+            for threads in [1, 2, 3] {
+                for chunk in [None, Some(1), Some(300), Some(5000)] {
+                    for window in [1000, WINDOW] {
+                        let what = format!(
+                            "{name} limit {limit} threads {threads} chunk {chunk:?} window {window}"
+                        );
+                        let (drove, _) = fake_run(
+                            std::slice::from_ref(&path),
+                            threads,
+                            chunk,
+                            window,
+                            Some(limit),
+                            false,
+                        );
+                        let stats = drove.expect("runs").stats;
+                        assert_eq!(stats.rows, limit, "{what}");
+                        assert_eq!(stats.hits, limit, "{what}");
+                        assert_eq!(stats.lines, lines, "{what}");
+                        assert_eq!(stats.malformed, bad, "{what}");
+                        assert_eq!(
+                            stats.first_bad.map_or(0, |b| b.position.line),
+                            first,
+                            "{what}"
+                        );
+                    }
+                }
+            }
         }
     }
 }
