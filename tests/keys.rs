@@ -584,3 +584,53 @@ fn help_lists_the_commands() {
         .run()
         .stdout_is("{\"count(*)\":294}\n");
 }
+
+/// An object used as a map (keyed by ids, as per-user counters are): every key is a path,
+/// listed in the order first seen, with the lines and distinct values of its own, for any
+/// thread count and chunk size.
+#[test]
+fn an_object_used_as_a_map_lists_every_key_once_with_its_counts() {
+    let f = Fixture::new();
+    let ids = 300;
+    let mut text = String::new();
+    // first[k]: the line that first has id k; lines[k], values[k]: its counts.
+    let mut first = Vec::new();
+    let mut lines = vec![0u64; ids];
+    let mut values: Vec<std::collections::BTreeSet<u64>> = vec![Default::default(); ids];
+    for i in 0..2_000usize {
+        let (a, b) = ((i * 7) % ids, (i * 13 + 5) % ids);
+        let mut members = vec![(a, i as u64 % 11)];
+        if b != a {
+            members.push((b, i as u64 % 3));
+        }
+        let body: Vec<String> = members
+            .iter()
+            .map(|(k, v)| format!("\"id{k}\":{v}"))
+            .collect();
+        text.push_str(&format!("{{\"m\":{{{}}}}}\n", body.join(",")));
+        for (k, v) in members {
+            if !first.contains(&k) {
+                first.push(k);
+            }
+            lines[k] += 1;
+            values[k].insert(v);
+        }
+    }
+    let input = f.write("map.ndjson", text);
+    let input = input.to_str().unwrap();
+    for threads in ["1", "3"] {
+        for chunk in ["200", "1000000"] {
+            let keys = keys_of(&["--threads", threads, "--chunk-size", chunk, input]);
+            let listed: Vec<&str> = keys.iter().map(|k| k["path"].as_str().unwrap()).collect();
+            let want: Vec<String> = ["m".to_string()]
+                .into_iter()
+                .chain(first.iter().map(|k| format!("m.id{k}")))
+                .collect();
+            assert_eq!(listed, want, "--threads {threads} --chunk-size {chunk}");
+            for (k, path) in keys.iter().skip(1).zip(&first) {
+                assert_eq!(num(k, "lines"), lines[*path], "{k:?}");
+                assert_eq!(num(k, "distinct"), values[*path].len() as u64, "{k:?}");
+            }
+        }
+    }
+}

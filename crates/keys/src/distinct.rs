@@ -43,11 +43,21 @@ pub struct Hashes {
 
 const RECENT: usize = 64;
 
+/// Values taken before [`Hashes`] makes its cache.
+const UNCACHED: usize = 8;
+
 impl Hashes {
     /// Add one value's [`prehash`].
     #[inline]
     pub fn push(&mut self, h: u64) {
-        let recent = self.recent.get_or_insert_with(|| Box::new([0; RECENT]));
+        let recent = match &mut self.recent {
+            Some(recent) => recent,
+            // A path's first few values go in without the cache: most paths of an object
+            // used as a map (keyed by ids) have one or two, and a cache each would be most
+            // of their memory.
+            None if self.list.len() < UNCACHED => return self.list.push(h),
+            None => self.recent.insert(Box::new([0; RECENT])),
+        };
         let slot = &mut recent[(h as usize) % RECENT];
         // Without a branch on the outcome, which follows the values (a repeat or not) and
         // so is mispredicted often: the hash is appended, and taken back if it repeats.

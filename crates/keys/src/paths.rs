@@ -11,12 +11,17 @@
 //! not null.
 
 use std::borrow::Cow;
+use std::collections::HashMap;
 
 use ndq_scan::{Object, Value};
 
 use crate::distinct::{self, Distinct, Hashes};
 use crate::template::Used;
 use crate::{DistinctCount, PathStats};
+
+/// Children of a node searched one by one up to this many; more are found by key
+/// ([`Node::by_key`]).
+const INDEXED_FROM: usize = 16;
 
 /// One step of a path below its parent.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -43,6 +48,10 @@ pub(crate) struct Node {
     /// Where in `children` the last lookup matched: keys mostly come in the same order line
     /// after line, so the next lookup tries the child after it first.
     hint: usize,
+    /// The children by key, once there are more than [`INDEXED_FROM`] (an object used as a
+    /// map, keyed by ids: a search through the children for each key would take time
+    /// growing with the square of their number).
+    by_key: Option<HashMap<Box<str>, u32>>,
     /// Lines that have the path.
     pub lines: u64,
     /// Lines that have it with each type of [`crate::JsonType::ALL`].
@@ -173,6 +182,12 @@ impl Paths {
     #[inline]
     pub(crate) fn key_child(&mut self, node: u32, key: &str) -> u32 {
         let n = &self.nodes[node as usize];
+        if let Some(by_key) = &n.by_key {
+            return match by_key.get(key) {
+                Some(&c) => c,
+                None => self.add(node, Step::Key(key.into())),
+            };
+        }
         let len = n.children.len();
         for k in 0..len {
             let at = (n.hint + k) % len;
@@ -198,11 +213,18 @@ impl Paths {
         let id = self.nodes.len() as u32;
         let p = &mut self.nodes[parent as usize];
         let in_array = p.in_array || step == Step::Elem;
-        if step == Step::Elem {
-            p.elem = Some(id);
-        } else {
-            p.children.push(id);
-            p.hint = p.children.len();
+        match &step {
+            Step::Elem => p.elem = Some(id),
+            Step::Key(key) => {
+                p.children.push(id);
+                p.hint = p.children.len();
+                if let Some(by_key) = &mut p.by_key {
+                    by_key.insert(key.clone(), id);
+                } else if p.children.len() > INDEXED_FROM {
+                    let by_key = self.index_children(parent, key, id);
+                    self.nodes[parent as usize].by_key = Some(by_key);
+                }
+            }
         }
         self.nodes.push(Node {
             parent,
@@ -211,6 +233,18 @@ impl Paths {
             ..Node::default()
         });
         id
+    }
+
+    /// The children of `parent` by key, `key` (the newest, `id`, not yet a node) among them.
+    fn index_children(&self, parent: u32, key: &str, id: u32) -> HashMap<Box<str>, u32> {
+        let steps = self.nodes[parent as usize]
+            .children
+            .iter()
+            .filter_map(|&c| match &self.nodes.get(c as usize)?.step {
+                Some(Step::Key(k)) => Some((k.clone(), c)),
+                _ => None,
+            });
+        steps.chain([(key.into(), id)]).collect()
     }
 
     /// The counts and hashes a walk collected, added (for a part not merged into a total).
