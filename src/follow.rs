@@ -57,17 +57,19 @@ pub const POLL: Duration = Duration::from_millis(200);
 /// The most bytes read (and evaluated as one block) at a time.
 const BLOCK: usize = 16 << 20;
 
-/// A duration as `--every` takes it: a whole number and a unit, `ms`, `s` or `m` (`500ms`,
-/// `2s`, `1m`); more than zero.
+/// A duration as `--every` takes it: a whole number and a unit, `ms`, `s`, `m` or `h`
+/// (`500ms`, `2s`, `1m`, `1h`); more than zero.
 pub fn parse_duration(text: &str) -> Result<Duration, String> {
     let digits = text.bytes().take_while(u8::is_ascii_digit).count();
     let (number, unit) = text.split_at(digits);
-    let bad = || format!("'{text}': expected a number and a unit (ms, s or m), e.g. 500ms, 2s, 1m");
+    let bad =
+        || format!("'{text}': expected a number and a unit (ms, s, m or h), e.g. 500ms, 2s, 1m");
     let n: u64 = number.parse().map_err(|_| bad())?;
     let d = match unit {
         "ms" => Duration::from_millis(n),
         "s" => Duration::from_secs(n),
         "m" => Duration::from_secs(n.saturating_mul(60)),
+        "h" => Duration::from_secs(n.saturating_mul(3600)),
         _ => return Err(bad()),
     };
     if d.is_zero() {
@@ -143,11 +145,14 @@ pub fn run(config: &Config, follow: &Follow, plan: &Plan) -> Result<(), Failure>
             }
             if live_table && Instant::now() >= next_draw {
                 if feed.changed() || screen.first {
+                    let size = Screen::size();
                     let mut frame = Vec::new();
-                    feed.rows_so_far(&mut frame)?;
-                    screen.draw(feed.out(), &frame)?;
+                    // A table fitted to the screen as a table on a terminal is (its long
+                    // text cut, its numbers whole); whatever still does not fit is cut.
+                    feed.rows_so_far(&mut frame, Some(size.1 - 1))?;
+                    screen.draw(feed.out(), &frame, size)?;
                 }
-                next_draw = Instant::now() + follow.every;
+                next_draw = after(Instant::now(), follow.every);
             }
             if !read {
                 std::thread::sleep(if live_table {
@@ -160,7 +165,8 @@ pub fn run(config: &Config, follow: &Follow, plan: &Plan) -> Result<(), Failure>
         }
         if collects {
             let mut rows = Vec::new();
-            feed.rows_so_far(&mut rows)?;
+            // As the same query without --follow writes them.
+            feed.rows_so_far(&mut rows, config.table_width)?;
             screen.finish(feed.out(), &rows)?;
         }
         feed.out().flush()?;
@@ -454,6 +460,13 @@ impl Tail {
     }
 }
 
+/// `every` after `now`; an interval too long to add to the clock (`--every
+/// 99999999999999h`) is as good as never: some 136 years.
+fn after(now: Instant, every: Duration) -> Instant {
+    now.checked_add(every)
+        .unwrap_or(now + Duration::from_secs(u64::from(u32::MAX)))
+}
+
 /// The live table on a terminal: each frame replaces the one before, the cursor hidden while
 /// frames are drawn and shown again however the run ends.
 #[derive(Debug)]
@@ -486,11 +499,21 @@ impl Screen {
         }
     }
 
-    /// Replace the frame with `text`, cut to the terminal's size (each line to its width, the
-    /// lines to its height, saying how many more there are), written in one piece.
-    fn draw(&mut self, out: &mut dyn Write, text: &[u8]) -> io::Result<()> {
+    /// The terminal's size now: (rows, columns), at least 3 by 10.
+    fn size() -> (usize, usize) {
         let (rows, cols) = console::Term::stdout().size();
-        let (rows, cols) = (usize::from(rows).max(3), usize::from(cols).max(10));
+        (usize::from(rows).max(3), usize::from(cols).max(10))
+    }
+
+    /// Replace the frame with `text`, cut to the terminal's size `(rows, cols)` (each line to
+    /// its width, the lines to its height, saying how many more there are), written in one
+    /// piece.
+    fn draw(
+        &mut self,
+        out: &mut dyn Write,
+        text: &[u8],
+        (rows, cols): (usize, usize),
+    ) -> io::Result<()> {
         let text = String::from_utf8_lossy(text);
         let all: Vec<&str> = text.lines().collect();
         let room = rows - 1;
@@ -552,10 +575,29 @@ impl Drop for Screen {
     }
 }
 
-/// `line` cut to `cols` terminal columns. Colour sequences (`ESC [ ... m`, from a coloured
-/// table or chart) take no room and are all kept, even past the cut: a sequence is never cut
-/// in two, and a colour turned on before the cut is still turned off.
+/// `line` cut to `cols` terminal columns, a cut line ending in `…`. Colour sequences
+/// (`ESC [ ... m`, from a coloured table or chart) take no room and are all kept, even past
+/// the cut: a sequence is never cut in two, and a colour turned on before the cut is still
+/// turned off.
 fn fit(line: &str, cols: usize) -> Cow<'_, str> {
+    let width_of = |c: char| c.width().unwrap_or(0);
+    let mut total = 0;
+    let mut rest = line;
+    while let Some(c) = rest.chars().next() {
+        let step = match csi(rest) {
+            Some(sequence) => sequence.len(),
+            None => {
+                total += width_of(c);
+                c.len_utf8()
+            }
+        };
+        rest = &rest[step..];
+    }
+    if total <= cols {
+        return Cow::Borrowed(line);
+    }
+    // Room for the text before the `…`.
+    let room = cols.saturating_sub(1);
     let mut width = 0;
     let mut kept = String::new();
     let mut cut = false;
@@ -566,18 +608,19 @@ fn fit(line: &str, cols: usize) -> Cow<'_, str> {
             rest = &rest[sequence.len()..];
             continue;
         }
-        width += c.width().unwrap_or(0);
-        cut |= width > cols;
+        width += width_of(c);
+        if !cut && width > room {
+            cut = true;
+            if cols > 0 {
+                kept.push('…');
+            }
+        }
         if !cut {
             kept.push(c);
         }
         rest = &rest[c.len_utf8()..];
     }
-    if cut {
-        Cow::Owned(kept)
-    } else {
-        Cow::Borrowed(line)
-    }
+    Cow::Owned(kept)
 }
 
 /// The control sequence (`ESC [`, parameters, a final byte from `@` to `~`) `text` starts
@@ -597,17 +640,29 @@ mod tests {
         assert_eq!(parse_duration("500ms"), Ok(Duration::from_millis(500)));
         assert_eq!(parse_duration("2s"), Ok(Duration::from_secs(2)));
         assert_eq!(parse_duration("1m"), Ok(Duration::from_secs(60)));
-        for bad in ["", "1", "s", "1h", "1.5s", "-1s", " 1s", "1 s"] {
+        assert_eq!(parse_duration("2h"), Ok(Duration::from_secs(7200)));
+        for bad in ["", "1", "s", "1d", "1.5s", "-1s", " 1s", "1 s"] {
             assert!(parse_duration(bad).is_err(), "{bad}");
         }
         assert!(parse_duration("0s").unwrap_err().contains("more than zero"));
     }
 
     #[test]
-    fn lines_are_cut_to_the_terminal_width() {
-        assert_eq!(fit("abcdef", 4), "abcd");
+    fn the_longest_interval_is_added_to_the_clock_without_overflow() {
+        let now = Instant::now();
+        let longest = parse_duration("18446744073709551615h").unwrap();
+        assert!(after(now, longest) > now + Duration::from_secs(100 * 365 * 86_400));
+        assert_eq!(after(now, EVERY), now + EVERY);
+    }
+
+    #[test]
+    fn lines_are_cut_to_the_terminal_width_with_a_mark() {
+        assert_eq!(fit("abcdef", 4), "abc…");
+        assert_eq!(fit("abcd", 4), "abcd");
         assert_eq!(fit("abc", 4), "abc");
-        assert_eq!(fit("中文字", 5), "中文");
+        assert_eq!(fit("中文字", 5), "中文…");
+        assert_eq!(fit("中文字", 4), "中…");
+        assert_eq!(fit("abc", 0), "");
     }
 
     #[test]
@@ -616,7 +671,7 @@ mod tests {
         let line = "big \x1b[36m██████\x1b[0m 1234";
         assert_eq!(fit(line, 15), line);
         // Cut inside a coloured run: the colour is still turned off, no sequence is cut.
-        assert_eq!(fit(line, 7), "big \x1b[36m███\x1b[0m");
+        assert_eq!(fit(line, 7), "big \x1b[36m██…\x1b[0m");
         assert_eq!(fit("\x1b[2m│\x1b[0m", 0), "\x1b[2m\x1b[0m");
     }
 

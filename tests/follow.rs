@@ -4,7 +4,7 @@
 
 use std::fs::OpenOptions;
 use std::io::Write as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
 use crate::util::{Fixture, ndq, wait_exit, wait_for};
@@ -222,23 +222,29 @@ fn follow_refuses_what_cannot_grow_before_reading() {
 /// In a pseudo-terminal (util-linux `script`), an aggregation is drawn as a table and
 /// redrawn with the new totals after appends; Ctrl-C (SIGINT) leaves the final table and the
 /// cursor shown. Skipped where `script` is missing.
-#[test]
-fn follow_redraws_a_live_table_on_a_terminal() {
+/// `ndq -f --color never --every 100ms QUERY LOG` started in a pseudo-terminal of `cols`
+/// columns: the `script` process, and the transcript's and ndq's pid file's paths. `None`
+/// (said on stderr) without script(1).
+fn live_table(
+    f: &Fixture,
+    cols: u32,
+    query: &str,
+    log: &Path,
+) -> Option<(Child, PathBuf, PathBuf)> {
     if Command::new("script").arg("--version").output().is_err() {
         eprintln!("skipped: no script(1) to run ndq in a pseudo-terminal");
-        return;
+        return None;
     }
-    let f = Fixture::new();
-    let log = f.write("app.log", "{\"l\":\"alpha\"}\n".repeat(3));
     let pid = f.path("pid");
     let line = format!(
-        "echo $$ > '{}'; exec '{}' -f --color never --every 100ms 'select l, count(*) group by l' '{}'",
+        "stty cols {cols} rows 24; echo $$ > '{}'; exec '{}' -f --color never --every 100ms \
+         '{query}' '{}'",
         pid.display(),
         env!("CARGO_BIN_EXE_ndq"),
         log.display()
     );
     let transcript = f.path("tty.txt");
-    let mut script = Command::new("script")
+    let script = Command::new("script")
         .args(["-qefc", &line, "/dev/null"])
         .env("TERM", "xterm")
         .stdin(Stdio::null())
@@ -246,28 +252,50 @@ fn follow_redraws_a_live_table_on_a_terminal() {
         .stderr(Stdio::null())
         .spawn()
         .expect("script runs");
-    let row = |name: &'static str, count: &'static str| {
-        move |t: &String| {
-            t.lines()
-                .any(|l| l.split_whitespace().collect::<Vec<_>>() == [name, count])
-        }
-    };
-    wait_for("the first table", || text(&transcript), row("alpha", "3"));
-    append(&log, &"{\"l\":\"beta\"}\n".repeat(2));
-    append(&log, "{\"l\":\"alpha\"}\n");
-    wait_for("the new totals", || text(&transcript), row("beta", "2"));
-    wait_for("the new totals", || text(&transcript), row("alpha", "4"));
-    let ndq_pid = wait_for("the pid", || text(&pid), |p| p.ends_with('\n'));
+    Some((script, transcript, pid))
+}
+
+/// Stop the ndq of [`live_table`] with SIGINT: what it drew, once it exited 0.
+fn interrupt(mut script: Child, transcript: &Path, pid: &Path) -> String {
+    let ndq_pid = wait_for("the pid", || text(pid), |p| p.ends_with('\n'));
     let ok = Command::new("kill")
         .args(["-INT", ndq_pid.trim()])
         .status()
         .unwrap();
     assert!(ok.success());
     let status = wait_exit(&mut script, "ndq to stop on SIGINT", || {
-        format!(": {:?}", text(&transcript))
+        format!(": {:?}", text(transcript))
     });
-    let drawn = text(&transcript);
+    let drawn = text(transcript);
     assert_eq!(status.code(), Some(0), "{drawn:?}");
+    drawn
+}
+
+/// The words of some line of `t` are `words`.
+fn has_row(t: &str, words: &[&str]) -> bool {
+    t.lines()
+        .any(|l| l.split_whitespace().collect::<Vec<_>>() == words)
+}
+
+#[test]
+fn follow_redraws_a_live_table_on_a_terminal() {
+    let f = Fixture::new();
+    let log = f.write("app.log", "{\"l\":\"alpha\"}\n".repeat(3));
+    let query = "select l, count(*) group by l";
+    let Some((script, transcript, pid)) = live_table(&f, 80, query, &log) else {
+        return;
+    };
+    let row = |words: &'static [&'static str]| move |t: &String| has_row(t, words);
+    wait_for(
+        "the first table",
+        || text(&transcript),
+        row(&["alpha", "3"]),
+    );
+    append(&log, &"{\"l\":\"beta\"}\n".repeat(2));
+    append(&log, "{\"l\":\"alpha\"}\n");
+    wait_for("the new totals", || text(&transcript), row(&["beta", "2"]));
+    wait_for("the new totals", || text(&transcript), row(&["alpha", "4"]));
+    let drawn = interrupt(script, &transcript, &pid);
     assert!(
         drawn.contains("\x1b[?25l"),
         "the cursor is hidden while drawing: {drawn:?}"
@@ -275,6 +303,44 @@ fn follow_redraws_a_live_table_on_a_terminal() {
     assert!(
         drawn.ends_with("\x1b[?25h"),
         "and shown at the end: {drawn:?}"
+    );
+}
+
+/// On a terminal narrower than the table, a live table is fitted as a table on a terminal
+/// is: its long text cut with `…`, its numbers whole.
+#[test]
+fn a_live_table_wider_than_the_terminal_keeps_its_numbers_whole() {
+    let f = Fixture::new();
+    let key = "a".repeat(60);
+    let log = f.write(
+        "wide.log",
+        format!("{{\"g\":\"{key}\",\"v\":123456789012345}}\n"),
+    );
+    let query = "select g, count(*), sum(v), max(v) group by g";
+    let Some((script, transcript, pid)) = live_table(&f, 70, query, &log) else {
+        return;
+    };
+    let cut = |t: &String| {
+        t.lines().any(|l| {
+            let words: Vec<&str> = l.split_whitespace().collect();
+            words.len() == 4
+                && words[0].ends_with('…')
+                && words[1..] == ["1", "123456789012345", "123456789012345"]
+        })
+    };
+    wait_for("a fitted frame", || text(&transcript), cut);
+    append(&log, &format!("{{\"g\":\"{key}\",\"v\":1}}\n"));
+    let grown = |t: &String| {
+        t.lines().any(|l| {
+            let words: Vec<&str> = l.split_whitespace().collect();
+            words.len() == 4 && words[1..] == ["2", "123456789012346", "123456789012345"]
+        })
+    };
+    wait_for("the new totals, fitted", || text(&transcript), grown);
+    let drawn = interrupt(script, &transcript, &pid);
+    assert!(
+        drawn.lines().all(|l| !l.contains(&key)),
+        "no line holds the whole key: {drawn:?}"
     );
 }
 

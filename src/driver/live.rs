@@ -41,8 +41,9 @@ pub trait Feed {
     fn changed(&self) -> bool;
     /// A collecting query's rows over everything fed so far, formatted (the running
     /// accumulator is left as it is: a clone of it is finished). An error when the rows
-    /// cannot be written in the format (a chart with no number to draw).
-    fn rows_so_far(&mut self, out: &mut Vec<u8>) -> anyhow::Result<()>;
+    /// cannot be written in the format (a chart with no number to draw). A table is fitted
+    /// in `width` terminal columns, as [`RowWriter::with_width`] fits one (`None`: whole).
+    fn rows_so_far(&mut self, out: &mut Vec<u8>, width: Option<usize>) -> anyhow::Result<()>;
     /// Counts so far.
     fn stats(&self) -> Stats;
 }
@@ -131,7 +132,8 @@ where
         self.shown != Some((s.rows, s.hits))
     }
 
-    fn rows_so_far(&mut self, out: &mut Vec<u8>) -> anyhow::Result<()> {
+    fn rows_so_far(&mut self, out: &mut Vec<u8>, width: Option<usize>) -> anyhow::Result<()> {
+        self.view.set_width(width);
         let drove = &self.driver.drove;
         self.shown = Some((drove.stats.rows, drove.stats.hits));
         match self.driver.facts.mode {

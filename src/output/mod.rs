@@ -133,6 +133,12 @@ impl RowWriter {
         self
     }
 
+    /// [`RowWriter::with_width`] of a writer already made (a live table refitted to the
+    /// terminal's width before each frame).
+    pub fn set_width(&mut self, width: Option<usize>) {
+        self.width = width;
+    }
+
     /// Draw charts with `spec` (the plan's columns and the size).
     pub fn with_chart(mut self, spec: chart::Spec) -> RowWriter {
         self.chart = spec;
