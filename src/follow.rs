@@ -271,7 +271,14 @@ struct Tail {
     said: Option<String>,
     /// A stop came between two blocks of one read, with more of the file left.
     cut_short: bool,
+    /// The last bytes read (up to [`SEEN`], ending at `pos`), to tell a file rewritten
+    /// between two looks (truncated, then written past where it was read to) from one
+    /// appended to.
+    seen: Vec<u8>,
 }
+
+/// Bytes kept in [`Tail::seen`].
+const SEEN: u64 = 64;
 
 fn identity(meta: &Metadata) -> (u64, u64) {
     (meta.dev(), meta.ino())
@@ -292,6 +299,7 @@ impl Tail {
             line: 1,
             said: None,
             cut_short: false,
+            seen: Vec::new(),
         };
         match File::open(path) {
             Ok(file) => {
@@ -311,6 +319,26 @@ impl Tail {
         self.pos = 0;
         self.line = 1;
         self.index += self.files;
+        self.seen.clear();
+    }
+
+    /// Whether the bytes before `pos` are still the ones read there (checked only when
+    /// bytes were kept: a file rewritten before its first line is read looks appended to).
+    fn unchanged(&self, file: &File) -> bool {
+        let mut now = vec![0; self.seen.len()];
+        let at = self.pos - self.seen.len() as u64;
+        self.seen.is_empty() || (file.read_exact_at(&mut now, at).is_ok() && now == self.seen)
+    }
+
+    /// The last bytes of `file` before `pos` (up to [`SEEN`]), for [`Tail::seen`]; none when
+    /// it was cut shorter since (the next look sees it).
+    fn last_bytes(file: &File, pos: u64) -> Vec<u8> {
+        let k = pos.min(SEEN);
+        let mut bytes = vec![0; k as usize];
+        match file.read_exact_at(&mut bytes, pos - k) {
+            Ok(()) => bytes,
+            Err(_) => Vec::new(),
+        }
     }
 
     /// Say `what` about this file on stderr, unless it was the last thing said about it.
@@ -402,12 +430,15 @@ impl Tail {
             return Ok(());
         };
         let len = file.metadata().with_context(|| self.name.clone())?.len();
-        if len < self.pos {
+        // Cut shorter than what was read, or cut and written again past it between two
+        // looks (what was read is no longer there).
+        if len < self.pos || !self.unchanged(file) {
             polled.said |= self.say("truncated; reading it from its start");
             self.said = None;
             self.restart();
             self.pending.clear();
         }
+        let before = self.pos;
         let mut buf = Vec::new();
         let mut blocks = 0;
         while self.pos < len {
@@ -450,6 +481,11 @@ impl Tail {
                 polled.done = true;
                 return Ok(());
             }
+        }
+        if self.pos != before
+            && let Some((file, _)) = &self.file
+        {
+            self.seen = Self::last_bytes(file, self.pos);
         }
         Ok(())
     }

@@ -150,6 +150,44 @@ fn follow_writes_every_appended_line_once_across_rotation_and_truncation() {
     );
 }
 
+/// A file cut and written again past where it was read to between two looks (a logger that
+/// opens its file anew with `O_TRUNC`): read from its new start, no line made of the rest.
+#[test]
+fn follow_reads_a_file_rewritten_between_two_looks_from_its_start() {
+    let f = Fixture::new();
+    let log = f.path("app.log");
+    append(&log, &line(1, true));
+    let child = spawn(
+        &f,
+        &[
+            "--follow",
+            "-o",
+            "json",
+            "select n where keep",
+            log.to_str().unwrap(),
+        ],
+    );
+    let (out, err) = (f.path("out.txt"), f.path("err.txt"));
+    let rows = |n: usize| {
+        wait_for(
+            &format!("{n} rows"),
+            || text(&out),
+            move |o| o.ends_with('\n') && o.lines().count() >= n,
+        )
+    };
+    assert_eq!(numbers(&rows(1)), [1]);
+    // Longer than what was read: it looks like an append by its length alone.
+    std::fs::write(&log, line(222, true) + &line(3, true)).unwrap();
+    assert_eq!(numbers(&rows(3)), [1, 222, 3]);
+    assert_eq!(stop(child, "-TERM"), Some(0), "{}", text(&err));
+    let err = text(&err);
+    assert!(
+        err.contains("app.log: truncated; reading it from its start"),
+        "{err}"
+    );
+    assert!(!err.contains("malformed"), "{err}");
+}
+
 #[test]
 fn follow_waits_for_a_file_and_writes_aggregate_totals_when_terminated() {
     let f = Fixture::new();
