@@ -13,9 +13,10 @@
 //!
 //! A query whose rows need every line (aggregation, `order by`, `distinct`) keeps a running
 //! accumulator: on a terminal its rows so far are redrawn in place every `--every`; otherwise
-//! they are written once, when ndq is stopped. SIGINT and SIGTERM only raise a flag (the
-//! loop looks at it between blocks and at least every [`POLL`]), so a stop always finishes
-//! the result, restores the cursor, and exits 0.
+//! they are written once, when ndq is stopped. SIGINT, SIGTERM and SIGHUP only raise a flag
+//! (the loop looks at it between blocks and at least every [`POLL`]), so a stop always
+//! finishes the result, restores the cursor, and exits 0; so does SIGTSTP (Ctrl-Z) on a live
+//! table, which shows the cursor before ndq stops itself.
 
 use std::borrow::Cow;
 use std::fs::{File, Metadata};
@@ -97,7 +98,12 @@ pub fn run(config: &Config, follow: &Follow, plan: &Plan) -> Result<(), Failure>
         (_, format) => format,
     };
     let stop = Arc::new(AtomicBool::new(false));
-    for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+    // A hang-up (the terminal or session closed) finishes the result as a stop does.
+    for signal in [
+        signal_hook::consts::SIGINT,
+        signal_hook::consts::SIGTERM,
+        signal_hook::consts::SIGHUP,
+    ] {
         signal_hook::flag::register(signal, Arc::clone(&stop))
             .context("setting up the signal handlers")?;
     }
@@ -120,6 +126,13 @@ pub fn run(config: &Config, follow: &Follow, plan: &Plan) -> Result<(), Failure>
     let start = Instant::now();
     let collects = live::collects(plan, format);
     let live_table = collects && follow.terminal;
+    // Ctrl-Z on a live table: the cursor is shown before ndq stops, and the table drawn anew
+    // (below what the shell wrote) when it goes on.
+    let suspend = Arc::new(AtomicBool::new(false));
+    if live_table {
+        signal_hook::flag::register(signal_hook::consts::SIGTSTP, Arc::clone(&suspend))
+            .context("setting up the signal handlers")?;
+    }
     let stdout = io::stdout();
     let mut out = BufWriter::with_capacity(256 << 10, crate::Output(stdout.lock()));
     let result = live::live(&opts, plan, format, &mut out, |feed| {
@@ -142,6 +155,12 @@ pub fn run(config: &Config, follow: &Follow, plan: &Plan) -> Result<(), Failure>
                     poll_all(&mut tails, feed, &AtomicBool::new(false))?;
                 }
                 break;
+            }
+            if suspend.swap(false, Ordering::Relaxed) {
+                screen.suspend(feed.out())?;
+                signal_hook::low_level::raise(signal_hook::consts::SIGSTOP)
+                    .context("stopping on Ctrl-Z")?;
+                next_draw = Instant::now();
             }
             if live_table && Instant::now() >= next_draw {
                 if feed.changed() || screen.first {
@@ -579,6 +598,19 @@ impl Screen {
         out.flush()?;
         self.lines = lines;
         self.first = false;
+        Ok(())
+    }
+
+    /// Before ndq is suspended: the cursor shown, and the next frame drawn below whatever
+    /// the shell writes meanwhile.
+    fn suspend(&mut self, out: &mut dyn Write) -> io::Result<()> {
+        if self.hidden {
+            out.write_all(b"\x1b[?25h")?;
+            out.flush()?;
+            self.hidden = false;
+        }
+        self.lines = 0;
+        self.first = true;
         Ok(())
     }
 

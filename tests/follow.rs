@@ -344,6 +344,57 @@ fn follow_redraws_a_live_table_on_a_terminal() {
     );
 }
 
+/// Ctrl-Z on a live table shows the cursor before ndq stops; `fg` draws the table again.
+#[test]
+fn a_live_table_shows_the_cursor_while_suspended() {
+    let f = Fixture::new();
+    let log = f.write("app.log", "{\"l\":\"alpha\"}\n");
+    let query = "select l, count(*) group by l";
+    let Some((script, transcript, pid)) = live_table(&f, 80, query, &log) else {
+        return;
+    };
+    let hidden = |t: &String| t.matches("\x1b[?25l").count();
+    wait_for(
+        "the first table",
+        || text(&transcript),
+        |t| has_row(t, &["alpha", "1"]),
+    );
+    let ndq_pid = wait_for("the pid", || text(&pid), |p| p.ends_with('\n'));
+    let ndq_pid = ndq_pid.trim();
+    let state = || {
+        let stat = text(Path::new(&format!("/proc/{ndq_pid}/stat")));
+        stat.rsplit(')').next().unwrap_or("").trim().chars().next()
+    };
+    let kill = |name: &str| {
+        let ok = Command::new("kill").args([name, ndq_pid]).status().unwrap();
+        assert!(ok.success());
+    };
+    kill("-TSTP");
+    wait_for("ndq to stop itself", state, |s| *s == Some('T'));
+    // script(1) stops itself when its child stops, and copies nothing more until continued.
+    let ok = Command::new("kill")
+        .args(["-CONT", &script.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(ok.success());
+    let drawn = wait_for(
+        "the cursor shown",
+        || text(&transcript),
+        |t| t.ends_with("\x1b[?25h"),
+    );
+    assert_eq!(hidden(&drawn), 1, "{drawn:?}");
+    kill("-CONT");
+    append(&log, "{\"l\":\"alpha\"}\n");
+    wait_for("the table again", || text(&transcript), |t| hidden(t) == 2);
+    wait_for(
+        "the new total",
+        || text(&transcript),
+        |t| has_row(t, &["alpha", "2"]),
+    );
+    let drawn = interrupt(script, &transcript, &pid);
+    assert!(drawn.ends_with("\x1b[?25h"), "{drawn:?}");
+}
+
 /// On a terminal narrower than the table, a live table is fitted as a table on a terminal
 /// is: its long text cut with `…`, its numbers whole.
 #[test]
