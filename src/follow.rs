@@ -306,7 +306,8 @@ fn identity(meta: &Metadata) -> (u64, u64) {
 impl Tail {
     /// Open `path` if it exists (it is waited for otherwise, said once).
     fn open(index: usize, files: usize, path: &Path) -> anyhow::Result<Tail> {
-        let name = path.display().to_string();
+        // Control characters in the name (which could drive the terminal) shown as `?`.
+        let name = messages::sanitize(&path.display().to_string()).into_owned();
         let mut tail = Tail {
             path: path.to_path_buf(),
             name,

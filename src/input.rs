@@ -253,14 +253,20 @@ fn walk(dir: &Path, files: &mut Vec<PathBuf>) -> anyhow::Result<()> {
                 Ok(to) if to.is_file() => files.push(path),
                 Ok(to) if to.is_dir() => crate::warning!(
                     "{}: a link to a directory, not followed (name it to read it)",
-                    path.display()
+                    shown(&path)
                 ),
                 Ok(_) => {}
-                Err(_) => crate::warning!("{}: a broken link, skipped", path.display()),
+                Err(_) => crate::warning!("{}: a broken link, skipped", shown(&path)),
             }
         }
     }
     Ok(())
+}
+
+/// A path as a message names it: control characters (which a name may hold, and which could
+/// drive the terminal) shown as `?`.
+fn shown(path: &Path) -> String {
+    crate::messages::sanitize(&path.display().to_string()).into_owned()
 }
 
 /// A reader that counts the bytes it passes (for progress over compressed input).

@@ -496,7 +496,8 @@ fn several_files_in_order_and_directories_sorted() {
 }
 
 /// In a directory, a link to a file is read as the file; a broken link and a link to a
-/// directory are not read, and each is named in a warning.
+/// directory are not read, and each is named in a warning (control characters in a name
+/// shown as `?`, as in every message: a name cannot drive the terminal).
 #[cfg(unix)]
 #[test]
 fn links_in_a_directory_not_read_are_named() {
@@ -505,14 +506,14 @@ fn links_in_a_directory_not_read_are_named() {
     let a = f.write("dir/a.ndjson", "{\"f\":\"a\"}\n");
     f.write("other/b.ndjson", "{\"f\":\"b\"}\n");
     symlink(&a, f.path("dir/b-link.ndjson")).unwrap();
-    symlink(f.path("gone.ndjson"), f.path("dir/c-broken.ndjson")).unwrap();
+    symlink(f.path("gone.ndjson"), f.path("dir/c-\x1b]0;title\x07.ndjson")).unwrap();
     symlink(f.path("other"), f.path("dir/d-dir")).unwrap();
     let out = ndq(&["-o", "raw", "select f"]).path(&f.path("dir")).run();
     out.status(0).stdout_is("a\na\n");
     out.stderr_is(&format!(
         "ndq: warning: {}: a broken link, skipped\n\
          ndq: warning: {}: a link to a directory, not followed (name it to read it)\n",
-        f.path("dir/c-broken.ndjson").display(),
+        f.path("dir/c-?]0;title?.ndjson").display(),
         f.path("dir/d-dir").display()
     ));
 }

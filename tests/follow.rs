@@ -191,7 +191,8 @@ fn follow_reads_a_file_rewritten_between_two_looks_from_its_start() {
 #[test]
 fn follow_waits_for_a_file_and_writes_aggregate_totals_when_terminated() {
     let f = Fixture::new();
-    let log = f.path("later.log");
+    // A control character in the name is shown as `?` in what is said of it.
+    let log = f.path("later\x1b[2J.log");
     let child = spawn(
         &f,
         &[
@@ -204,7 +205,7 @@ fn follow_waits_for_a_file_and_writes_aggregate_totals_when_terminated() {
     wait_for(
         "the wait to be said",
         || text(&err),
-        |e| e.contains("does not exist yet"),
+        |e| e.contains("later?[2J.log: does not exist yet"),
     );
     let mut data = String::new();
     for n in 1..=10 {
