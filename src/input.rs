@@ -128,6 +128,11 @@ impl Inputs {
             if meta.is_dir() {
                 let mut files = Vec::new();
                 walk(path, &mut files)?;
+                if files.is_empty() {
+                    // Not an error (a directory of logs not yet written), but not silent:
+                    // the wrong directory would otherwise look like a quiet log.
+                    crate::warning!("{}: a directory with no files in it", shown(path));
+                }
                 for file in files {
                     let meta =
                         std::fs::metadata(&file).with_context(|| file.display().to_string())?;
@@ -227,8 +232,9 @@ fn open_file(path: &Path, meta: std::fs::Metadata) -> anyhow::Result<Input> {
 }
 
 /// Every regular file below `dir`, recursively, sorted by path. Symbolic links to files are
-/// followed; links to directories are not (no cycles), and neither is a broken link: each
-/// of those is named in a warning, so that no input is left out unsaid.
+/// followed; links to directories are not (no cycles), and neither is a broken link, nor a
+/// FIFO, socket or device: each of those is named in a warning, so that no input is left out
+/// unsaid.
 fn walk(dir: &Path, files: &mut Vec<PathBuf>) -> anyhow::Result<()> {
     let entries = std::fs::read_dir(dir).with_context(|| dir.display().to_string())?;
     let mut paths = Vec::new();
@@ -247,7 +253,13 @@ fn walk(dir: &Path, files: &mut Vec<PathBuf>) -> anyhow::Result<()> {
             walk(&path, files)?;
         } else if kind.is_file() {
             files.push(path);
-        } else if kind.is_symlink() {
+        } else if !kind.is_symlink() {
+            // A FIFO, a socket or a device found in a directory: only named ones are read.
+            crate::warning!(
+                "{}: not a regular file, skipped (name it to read it)",
+                shown(&path)
+            );
+        } else {
             // What the link leads to, in one look.
             match std::fs::metadata(&path) {
                 Ok(to) if to.is_file() => files.push(path),
@@ -255,7 +267,10 @@ fn walk(dir: &Path, files: &mut Vec<PathBuf>) -> anyhow::Result<()> {
                     "{}: a link to a directory, not followed (name it to read it)",
                     shown(&path)
                 ),
-                Ok(_) => {}
+                Ok(_) => crate::warning!(
+                    "{}: a link to what is not a regular file, skipped (name it to read it)",
+                    shown(&path)
+                ),
                 Err(_) => crate::warning!("{}: a broken link, skipped", shown(&path)),
             }
         }

@@ -518,6 +518,33 @@ fn links_in_a_directory_not_read_are_named() {
     ));
 }
 
+/// A directory with no file in it, and a FIFO found in a directory, are named in warnings:
+/// pointed at the wrong directory, ndq does not answer as if the log were quiet.
+#[cfg(unix)]
+#[test]
+fn a_directory_with_nothing_to_read_and_a_fifo_in_one_are_named() {
+    let f = Fixture::new();
+    std::fs::create_dir_all(f.path("empty/sub")).unwrap();
+    f.write("logs/a.ndjson", "{\"f\":\"a\"}\n");
+    let fifo = f.path("logs/pipe");
+    let made = Command::new("mkfifo").arg(&fifo).status();
+    let out = ndq(&["-o", "raw", "select count(*)"])
+        .path(&f.path("empty"))
+        .path(&f.path("logs"))
+        .run();
+    out.status(0).stdout_is("1\n");
+    out.stderr_has(&format!(
+        "ndq: warning: {}: a directory with no files in it\n",
+        f.path("empty").display()
+    ));
+    if made.is_ok_and(|s| s.success()) {
+        out.stderr_has(&format!(
+            "ndq: warning: {}: not a regular file, skipped (name it to read it)\n",
+            fifo.display()
+        ));
+    }
+}
+
 /// After the last gzip member, zero bytes (padding) end the input as `gzip -d` reads them, and
 /// other bytes are an error that says what they are; so for members inflated whole and for
 /// the stream.
