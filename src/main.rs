@@ -62,6 +62,37 @@ fn command_first(word: &str) -> String {
     )
 }
 
+/// Whether a query that does not parse is a file's name: one that exists, or one that ends
+/// as a log's does (`app.log`, `logs/x.ndjson.gz`).
+fn names_a_file(word: &str) -> bool {
+    const ENDINGS: [&str; 6] = [".log", ".ndjson", ".jsonl", ".json", ".gz", ".zst"];
+    !word.is_empty()
+        && !word.contains(char::is_whitespace)
+        && (std::path::Path::new(word).is_file() || ENDINGS.iter().any(|e| word.ends_with(e)))
+}
+
+/// A condition or a list of columns written without its keyword (`ndq 'Elapsed > 200'`, as
+/// a search box takes it; `ndq 'count(*)'`): the query with `where` or `select` before it,
+/// whichever compiles (`where` first when the text compares or joins conditions).
+fn keyword_left_out(word: &str, time: &ndq_query::TimeOptions) -> Option<String> {
+    let lower = word.to_lowercase();
+    let ops = [
+        "=", "<", ">", " like ", " in ", " in(", " is ", " and ", " or ",
+    ];
+    let condition = lower.starts_with("not ") || ops.iter().any(|op| lower.contains(op));
+    let clauses = if condition {
+        ["where", "select"]
+    } else {
+        ["select", "where"]
+    };
+    clauses.iter().find_map(|clause| {
+        let fixed = format!("{clause} {word}");
+        ndq_query::Plan::compile_with(&fixed, time)
+            .is_ok()
+            .then_some(fixed)
+    })
+}
+
 /// Resolve, compile, open, run, report.
 fn run(mut args: cli::Args) -> Result<(), Failure> {
     match args.command.take() {
@@ -88,6 +119,16 @@ fn run(mut args: cli::Args) -> Result<(), Failure> {
         if COMMANDS.contains(&word) {
             message.push('\n');
             message.push_str(&command_first(word));
+        } else if names_a_file(word) {
+            // `ndq app.log`: the query left out, the file read as one.
+            message.push('\n');
+            message.push_str(&format!(
+                "'{}' is a file, not a query: the query comes first (ndq 'select ...' {0})",
+                messages::sanitize(word)
+            ));
+        } else if let Some(fixed) = keyword_left_out(word, &config.time) {
+            message.push('\n');
+            message.push_str(&format!("did you mean: {fixed}"));
         }
         Failure::usage(message)
     })?;

@@ -506,7 +506,11 @@ fn links_in_a_directory_not_read_are_named() {
     let a = f.write("dir/a.ndjson", "{\"f\":\"a\"}\n");
     f.write("other/b.ndjson", "{\"f\":\"b\"}\n");
     symlink(&a, f.path("dir/b-link.ndjson")).unwrap();
-    symlink(f.path("gone.ndjson"), f.path("dir/c-\x1b]0;title\x07.ndjson")).unwrap();
+    symlink(
+        f.path("gone.ndjson"),
+        f.path("dir/c-\x1b]0;title\x07.ndjson"),
+    )
+    .unwrap();
     symlink(f.path("other"), f.path("dir/d-dir")).unwrap();
     let out = ndq(&["-o", "raw", "select f"]).path(&f.path("dir")).run();
     out.status(0).stdout_is("a\na\n");
@@ -1465,6 +1469,44 @@ fn a_command_written_after_an_option_is_pointed_out() {
     let out = ndq(&["select count(*)", "man"]).run();
     out.status(1);
     assert!(!out.stderr().contains("is a command"), "{out}");
+}
+
+/// A query written without its first keyword, as a search box takes one, or a file where
+/// the query goes: the error says what was meant.
+#[test]
+fn a_query_without_its_keyword_or_a_file_first_is_pointed_out() {
+    let f = Fixture::new();
+    let log = f.write("app.log", "{\"Elapsed\":300}\n");
+    let log = log.to_str().unwrap();
+    for (query, hint) in [
+        ("Elapsed > 200", "did you mean: where Elapsed > 200"),
+        (
+            "@l = 'Error' or Elapsed > 2",
+            "did you mean: where @l = 'Error' or Elapsed > 2",
+        ),
+        ("not has(Elapsed)", "did you mean: where not has(Elapsed)"),
+        ("count(*)", "did you mean: select count(*)"),
+        ("@t, Message", "did you mean: select @t, Message"),
+        (
+            log,
+            &format!(
+                "'{log}' is a file, not a query: the query comes first (ndq 'select ...' {log})"
+            ),
+        ),
+        (
+            "logs/app.ndjson.gz",
+            "'logs/app.ndjson.gz' is a file, not a query",
+        ),
+    ] {
+        let out = ndq(&[query, log]).run();
+        out.status(2);
+        out.stdout_is("");
+        out.stderr_has(hint);
+    }
+    // A query that no keyword mends gets no guess.
+    let out = ndq(&["Elapsed >", log]).run();
+    out.status(2);
+    assert!(!out.stderr().contains("did you mean"), "{out}");
 }
 
 /// Lines with times in several spellings, for the time flags (`NDQ_NOW` pins `now`).
