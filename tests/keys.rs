@@ -31,8 +31,8 @@ fn num(m: &serde_json::Map<String, Value>, k: &str) -> u64 {
         .unwrap_or_else(|| panic!("{k} of {m:?} is not a count"))
 }
 
-/// Every path's count is what the query language counts for the same path: for a path not
-/// under an array, `count(PATH)` is its lines less those where it is null; for `a[]` and
+/// Every path's `non_null` is what the query language counts for the same path: for a path
+/// not under an array, `count(PATH)`, its lines less those where it is null; for `a[]` and
 /// `a[].b`, the lines where some element (`a[i]`, `a[i].b`) is not null.
 #[test]
 fn keys_count_what_count_of_the_path_counts() {
@@ -52,11 +52,13 @@ fn keys_count_what_count_of_the_path_counts() {
             .values()
             .map(|v| v.as_u64().unwrap())
             .sum();
+        let non_null = num(k, "non_null");
         match path.split_once("[]") {
             None => {
                 assert_eq!(typed, lines, "one type per line for {path}");
+                assert_eq!(non_null, lines - nulls, "{path}");
                 items.push(format!("count({path})"));
-                want.push(lines - nulls);
+                want.push(non_null);
             }
             Some((array, rest)) => {
                 assert!(!rest.contains("[]"), "no nested arrays in the sample");
@@ -75,7 +77,8 @@ fn keys_count_what_count_of_the_path_counts() {
                     "sum(case when {} then 1 else 0 end)",
                     any.join(" or ")
                 ));
-                want.push(lines);
+                assert_eq!(non_null, lines, "{path}");
+                want.push(non_null);
             }
         }
     }
@@ -163,7 +166,7 @@ fn keys_are_the_same_for_any_threads_and_chunk_size() {
     assert_eq!(run.ok(), base);
     // Past 10,000 distinct values the count is an estimate, and says so.
     let id = base.lines().next().unwrap();
-    assert!(id.starts_with("{\"path\":\"id\",\"types\":{\"number\":25000},\"lines\":25000,\"share\":1,\"distinct\":"), "{id}");
+    assert!(id.starts_with("{\"path\":\"id\",\"types\":{\"number\":25000},\"lines\":25000,\"non_null\":25000,\"share\":1,\"distinct\":"), "{id}");
     assert!(id.contains("\"distinct_exact\":false"), "{id}");
     let estimate: serde_json::Value = serde_json::from_str(id).unwrap();
     let d = estimate["distinct"].as_f64().unwrap();
@@ -453,12 +456,12 @@ fn keys_quote_odd_keys_and_skip_bad_lines() {
     );
     let run = ndq(&["keys", "-o", "csv"]).path(&input).run();
     run.status(0).stdout_is(
-        "path,types,lines,share,distinct,distinct_exact,example\n\
-         a,object 1,1,0.5,,,\n\
-         a['User-Agent'],string 1,1,0.5,1,true,x\n\
-         a['order'],number 1,1,0.5,1,true,1\n\
-         ['odd key'],boolean 1,1,0.5,1,true,true\n\
-         ['it''s'],null 1,1,0.5,,,\n",
+        "path,types,lines,non_null,share,distinct,distinct_exact,example\n\
+         a,object 1,1,1,0.5,,,\n\
+         a['User-Agent'],string 1,1,1,0.5,1,true,x\n\
+         a['order'],number 1,1,1,0.5,1,true,1\n\
+         ['odd key'],boolean 1,1,1,0.5,1,true,true\n\
+         ['it''s'],null 1,1,0,0.5,,,\n",
     );
     run.stderr_is(&format!(
         "ndq: warning: 1 malformed line skipped (first at {}:2: the line is not a JSON object at byte 0)\n",

@@ -239,7 +239,8 @@ fn keys_are_written_as_parquet_and_arrow() {
         let fields: Vec<&str> = rows[0].keys().map(String::as_str).collect();
         assert_eq!(names, fields);
         assert_eq!(types(&schema)[2], DataType::Int64);
-        assert_eq!(types(&schema)[6], DataType::Utf8);
+        assert_eq!(types(&schema)[3], DataType::Int64);
+        assert_eq!(types(&schema)[7], DataType::Utf8);
         assert_same(&schema, &batches, &rows);
     }
 }

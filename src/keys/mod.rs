@@ -31,7 +31,9 @@ use crate::output::{self, Format, chart};
 /// array, `Headers['User-Agent']` for a key a bare name cannot spell), with the JSON types
 /// seen and in how many lines, the share of lines that have it, its distinct values (strings,
 /// numbers by value and booleans: `1.5` and `1.50` are one; exact up to 10,000, then an
-/// estimate shown as `~12.3K`) and the first value seen.
+/// estimate shown as `~12.3K`) and the first value seen. A line whose value at a path is
+/// `null` has the path (as `has(PATH)` says); `non_null` (in every format but the table)
+/// leaves those lines out, and is what `count(PATH)` counts.
 #[derive(Clone, Debug, clap::Args)]
 pub struct KeysArgs {
     /// Files or directories to read; `-` or none for standard input.
@@ -247,8 +249,8 @@ const EXAMPLE_WIDTH: usize = 40;
 
 /// Write the paths in `format`, looking as `look` says.
 ///
-/// json: `{"path","types":{"string":294},"lines","share","distinct","distinct_exact",
-/// "example"}` per path, `example` as JSON (parquet, arrow: the same columns, `types` as
+/// json: `{"path","types":{"string":294},"lines","non_null","share","distinct",
+/// "distinct_exact","example"}` per path, `example` as JSON (parquet, arrow: the same columns, `types` as
 /// JSON text); csv, tsv, raw: the same fields, `types` as
 /// `string 294, null 3`; table: `share` as a percentage, `distinct` as `812` or `~12.3K`, the
 /// example cut at 40 characters; chart: a bar of `lines` per path.
@@ -285,6 +287,7 @@ pub fn write(
             "path",
             "types",
             "lines",
+            "non_null",
             "share",
             "distinct",
             "distinct_exact",
@@ -321,6 +324,7 @@ pub fn write(
                     Some(e) => example_cell(e),
                 });
             } else {
+                row.push(Value::RawNumber(n.non_null.to_string().into()));
                 row.push(Value::RawNumber(fraction(n.lines, total).into()));
                 if let Some(d) = n.distinct {
                     row.push(Value::RawNumber(d.count.to_string().into()));

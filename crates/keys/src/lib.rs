@@ -131,6 +131,9 @@ pub struct PathStats {
     pub steps: Vec<Step>,
     /// Lines that have the path.
     pub lines: u64,
+    /// Lines that have it with a value that is not `null` (under an array: some element
+    /// not null): what the query language's `count(PATH)` counts.
+    pub non_null: u64,
     /// Lines that have it with each type, indexed as [`JsonType::ALL`].
     pub types: [u64; 6],
     /// The distinct scalar values that are not null; `None` when there were none (a path

@@ -56,6 +56,8 @@ pub(crate) struct Node {
     pub lines: u64,
     /// Lines that have it with each type of [`crate::JsonType::ALL`].
     pub types: [u64; 6],
+    /// Lines that have it only as `null` (every element null, under an array).
+    pub only_null: u64,
     /// The distinct scalar values that are not null (in the run's total).
     pub distinct: Distinct,
     /// Their hashes as they come (in a chunk's part; folded into `distinct` by `merge`).
@@ -154,6 +156,13 @@ impl Paths {
             Value::Object(_) => (5, None),
         };
         if node.mask & (1 << t) == 0 {
+            // Only null so far in this line: a first null starts it, a first other type
+            // ends it.
+            match (node.mask, t) {
+                (0, 0) => node.only_null += 1,
+                (1, _) => node.only_null -= 1,
+                _ => {}
+            }
             node.mask |= 1 << t;
             node.types[t] += 1;
         }
@@ -278,6 +287,7 @@ impl Paths {
                     path: self.name(id),
                     steps: self.steps(id).into_iter().cloned().collect(),
                     lines: n.lines,
+                    non_null: n.lines - n.only_null,
                     types: n.types,
                     distinct: n.scalars.then_some(DistinctCount { count, exact }),
                     example: n.example.as_deref().map(str::to_string),
@@ -305,6 +315,7 @@ impl Paths {
             map.push(ours);
             let n = &mut self.nodes[ours as usize];
             n.lines += theirs.lines;
+            n.only_null += theirs.only_null;
             for (a, b) in n.types.iter_mut().zip(theirs.types) {
                 *a += b;
             }
@@ -505,6 +516,25 @@ mod tests {
         let x = &p.nodes[p.order()[5] as usize];
         assert_eq!(x.distinct.count(), (3, true));
         assert_eq!(x.example.as_deref(), Some("1"));
+    }
+
+    #[test]
+    fn lines_without_a_value_but_null_are_told_apart() {
+        let p = walk(&[
+            r#"{"a":null,"e":[null,1,null]}"#,
+            r#"{"a":1,"e":[null]}"#,
+            r#"{"a":null,"e":[2,null]}"#,
+            r#"{"e":[]}"#,
+        ]);
+        let stats = p.finish();
+        let non_null = |name: &str| {
+            let s = stats.iter().find(|s| s.path == name).unwrap();
+            (s.lines, s.non_null)
+        };
+        assert_eq!(non_null("a"), (3, 1));
+        // Under an array: the lines where some element is not null.
+        assert_eq!(non_null("e[]"), (3, 2));
+        assert_eq!(non_null("e"), (4, 4));
     }
 
     #[test]

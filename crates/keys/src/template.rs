@@ -135,6 +135,8 @@ struct Resolved {
     uses: u64,
     lines: Box<[u32]>,
     types: Box<[(u32, u8)]>,
+    /// The paths that only `null` reaches in the template's lines.
+    only_null: Box<[u32]>,
     values: Box<[(u32, u32, u8)]>,
 }
 
@@ -533,6 +535,12 @@ impl Templates {
             uses: 0,
             lines: t.lines.iter().map(|&r| to(r)).collect(),
             types: t.types.iter().map(|&(r, ty)| (to(r), ty)).collect(),
+            only_null: t
+                .types
+                .iter()
+                .filter(|&&(r, ty)| ty == 0 && !t.types.iter().any(|&(o, u)| o == r && u != 0))
+                .map(|&(r, _)| to(r))
+                .collect(),
             values: t
                 .values
                 .iter()
@@ -557,6 +565,11 @@ impl Paths {
             for &id in r.lines.iter() {
                 if let Some(node) = nodes.get_mut(id as usize) {
                     node.lines += n;
+                }
+            }
+            for &id in r.only_null.iter() {
+                if let Some(node) = nodes.get_mut(id as usize) {
+                    node.only_null += n;
                 }
             }
             for &(id, t) in r.types.iter() {
@@ -815,6 +828,9 @@ mod tests {
                         }
                         if shape.below(2) == 0 {
                             object(&mut Rng(shape.0 ^ i), values, depth + 1, out);
+                        } else if values.below(4) == 0 {
+                            // Some elements null, beside others that are not.
+                            out.push_str("null");
                         } else {
                             out.push('"');
                             out.push_str(values.pick(STRINGS));
