@@ -89,7 +89,9 @@ pub fn render_within(
     for (row, values) in cells.iter().zip(rows) {
         let style = |i: usize| match values.get(i) {
             _ if !color => None,
+            // A float JSON cannot hold (`1e400`) is shown as the null it is written as.
             Some(Value::Null) => Some(Palette::NULL),
+            Some(Value::Float(f)) if !f.is_finite() => Some(Palette::NULL),
             Some(v) if is_number(v) => Some(Palette::NUMBER),
             _ => None,
         };
@@ -374,6 +376,7 @@ mod tests {
                 Value::Number(7.into()),
                 Value::Null,
             ],
+            vec![Value::Null, Value::Float(f64::INFINITY), Value::Null],
         ];
         let plain = render(&columns, &rows, false);
         let colored = render(&columns, &rows, true);
@@ -389,7 +392,8 @@ mod tests {
              -------  ----  ----\n\
              中文       <n>12</>  true\n\
              <0>null</>     <0>null</>  <0>null</>\n\
-             a\\u{1b}     <n>7</>  <0>null</>\n"
+             a\\u{1b}     <n>7</>  <0>null</>\n\
+             <0>null</>     <0>null</>  <0>null</>\n"
         );
     }
 }
