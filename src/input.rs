@@ -496,6 +496,21 @@ impl<R: Read + Send + 'static> Sniffed<R> {
     }
 }
 
+/// What to say of a file read as text whose first bytes are compressed data (`app.log`
+/// holding gzip): each of its lines would be malformed, and the reason would not say why.
+pub fn misnamed(name: &str, head: &[u8]) -> Option<String> {
+    let (what, ext) = match sniff(head.get(..4)?)? {
+        Codec::Plain => return None,
+        Codec::Gzip => ("gzip", ".gz"),
+        Codec::Zstd => ("zstd", ".zst"),
+    };
+    Some(format!(
+        "{}: {what} data in a file whose name does not end in {ext}, read as text: name it \
+         {ext}, or give it on standard input (- < FILE), which is read by its content",
+        crate::messages::sanitize(name)
+    ))
+}
+
 /// What the first bytes of a stream say it is, or `None` while more are needed.
 fn sniff(head: &[u8]) -> Option<Codec> {
     let zstd_start = |b: u8| b == 0x28 || b & 0xf0 == 0x50;

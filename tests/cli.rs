@@ -549,6 +549,49 @@ fn a_directory_with_nothing_to_read_and_a_fifo_in_one_are_named() {
     }
 }
 
+/// A file of gzip data whose name does not say so is read as text, as files are, but said to
+/// be gzip data, small (read whole) or large (mapped); named .gz, it is read.
+#[test]
+fn gzip_data_under_a_plain_name_is_pointed_out() {
+    let f = Fixture::new();
+    let gz = |text: &str| {
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        gz.write_all(text.as_bytes()).unwrap();
+        gz.finish().unwrap()
+    };
+    let small = "{\"a\":1}\n".repeat(10);
+    // Past the size read whole (1 MiB compressed): random hex digits compress little.
+    let mut x = 0x9E37_79B9_7F4A_7C15u64;
+    let mut next = || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    let large: String = (0..40_000)
+        .map(|_| {
+            let (a, b, c, d) = (next(), next(), next(), next());
+            format!("{{\"a\":\"{a:016x}{b:016x}{c:016x}{d:016x}\"}}\n")
+        })
+        .collect();
+    for (name, text) in [("small.log", &small), ("large.log", &large)] {
+        let data = gz(text);
+        let path = f.write(name, &data);
+        let out = ndq(&["-o", "raw", "select count(*)"]).path(&path).run();
+        out.status(0).stdout_is("0\n");
+        out.stderr_has(&format!(
+            "ndq: warning: {}: gzip data in a file whose name does not end in .gz, read as \
+             text: name it .gz, or give it on standard input (- < FILE), which is read by its \
+             content\n",
+            path.display()
+        ));
+        let named = f.write(&format!("{name}.gz"), &data);
+        let out = ndq(&["-o", "raw", "select count(*)"]).path(&named).run();
+        out.status(0).stderr_is("");
+        out.stdout_is(&format!("{}\n", text.lines().count()));
+    }
+}
+
 /// After the last gzip member, zero bytes (padding) end the input as `gzip -d` reads them, and
 /// other bytes are an error that says what they are; so for members inflated whole and for
 /// the stream.

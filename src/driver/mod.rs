@@ -704,6 +704,11 @@ where
                 }
             };
             let _ = map.advise(memmap2::Advice::Sequential);
+            if start == 0
+                && let Some(warning) = crate::input::misnamed(&input.name, &map)
+            {
+                self.progress.suspend(|| crate::warning!("{warning}"));
+            }
             let data = &map[..cut];
             let data = if start == 0 { strip_bom(data) } else { data };
             let base = start + (cut - data.len()) as u64;
@@ -794,20 +799,23 @@ where
         let stop = AtomicUsize::new(usize::MAX);
         let work = self.work();
         let target = self.opts.chunk_size.unwrap_or(usize::MAX);
-        let outs: Vec<io::Result<Vec<ChunkOut>>> = self.pool.install(|| {
+        // Each file's chunk outputs, and what to say of it (compressed data under a plain name).
+        type Read = io::Result<(Vec<ChunkOut>, Option<String>)>;
+        let outs: Vec<Read> = self.pool.install(|| {
             files
                 .par_iter()
                 .enumerate()
                 .map(|(i, input)| {
                     let mut outs = Vec::new();
                     if stop.load(Ordering::Relaxed) < i {
-                        return Ok(outs);
+                        return Ok((outs, None));
                     }
                     let Source::Mapped(path) = &input.source else {
                         unreachable!("only regular files are read whole")
                     };
                     // Opened, read whole and closed: at most one small file open per worker.
                     let data = std::fs::read(path)?;
+                    let warning = crate::input::misnamed(&input.name, &data);
                     for c in chunk::split(strip_bom(&data), target) {
                         outs.push(work.scan(c, i, &stop, None));
                         // A chunk of this file that stopped (its rows reached, a strict bad
@@ -816,12 +824,15 @@ where
                             break;
                         }
                     }
-                    Ok(outs)
+                    Ok((outs, warning))
                 })
                 .collect()
         });
         for (i, (input, outs)) in files.iter().zip(outs).enumerate() {
-            let outs = outs.with_context(|| input.name.clone())?;
+            let (outs, warning) = outs.with_context(|| input.name.clone())?;
+            if let Some(warning) = warning {
+                self.progress.suspend(|| crate::warning!("{warning}"));
+            }
             let mut line = 1;
             let flow = self.absorb(outs, None, first + i, &input.name, &mut line)?;
             self.done_before += input.len.unwrap_or(0);
