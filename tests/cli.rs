@@ -549,16 +549,18 @@ fn a_directory_with_nothing_to_read_and_a_fifo_in_one_are_named() {
     }
 }
 
+/// `data` as one gzip member.
+fn gzip(data: &[u8]) -> Vec<u8> {
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(data).unwrap();
+    gz.finish().unwrap()
+}
+
 /// A file of gzip data whose name does not say so is read as text, as files are, but said to
 /// be gzip data, small (read whole) or large (mapped); named .gz, it is read.
 #[test]
 fn gzip_data_under_a_plain_name_is_pointed_out() {
     let f = Fixture::new();
-    let gz = |text: &str| {
-        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
-        gz.write_all(text.as_bytes()).unwrap();
-        gz.finish().unwrap()
-    };
     let small = "{\"a\":1}\n".repeat(10);
     // Past the size read whole (1 MiB compressed): random hex digits compress little.
     let mut x = 0x9E37_79B9_7F4A_7C15u64;
@@ -575,7 +577,7 @@ fn gzip_data_under_a_plain_name_is_pointed_out() {
         })
         .collect();
     for (name, text) in [("small.log", &small), ("large.log", &large)] {
-        let data = gz(text);
+        let data = gzip(text.as_bytes());
         let path = f.write(name, &data);
         let out = ndq(&["-o", "raw", "select count(*)"]).path(&path).run();
         out.status(0).stdout_is("0\n");

@@ -66,13 +66,10 @@ fn numbers(out: &str) -> Vec<u32> {
         .collect()
 }
 
-#[test]
-fn follow_writes_every_appended_line_once_across_rotation_and_truncation() {
-    let f = Fixture::new();
-    let log = f.path("app.log");
-    append(&log, &(line(1, true) + &line(2, false) + "not json\n"));
-    let child = spawn(
-        &f,
+/// `ndq --follow -o json 'select n where keep' LOG`, as [`spawn`] starts it.
+fn follow_kept(f: &Fixture, log: &Path) -> Child {
+    spawn(
+        f,
         &[
             "--follow",
             "-o",
@@ -80,7 +77,15 @@ fn follow_writes_every_appended_line_once_across_rotation_and_truncation() {
             "select n where keep",
             log.to_str().unwrap(),
         ],
-    );
+    )
+}
+
+#[test]
+fn follow_writes_every_appended_line_once_across_rotation_and_truncation() {
+    let f = Fixture::new();
+    let log = f.path("app.log");
+    append(&log, &(line(1, true) + &line(2, false) + "not json\n"));
+    let child = follow_kept(&f, &log);
     let out = f.path("out.txt");
     let err = f.path("err.txt");
     let mut want = vec![1];
@@ -157,16 +162,7 @@ fn follow_reads_a_file_rewritten_between_two_looks_from_its_start() {
     let f = Fixture::new();
     let log = f.path("app.log");
     append(&log, &line(1, true));
-    let child = spawn(
-        &f,
-        &[
-            "--follow",
-            "-o",
-            "json",
-            "select n where keep",
-            log.to_str().unwrap(),
-        ],
-    );
+    let child = follow_kept(&f, &log);
     let (out, err) = (f.path("out.txt"), f.path("err.txt"));
     let rows = |n: usize| {
         wait_for(
