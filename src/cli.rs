@@ -121,7 +121,8 @@ pub struct Args {
     #[arg(long)]
     pub no_progress: bool,
 
-    /// Keep reading the files as they grow, like `tail -F`, until stopped (Ctrl-C, SIGTERM).
+    /// Keep reading the files as they grow, like `tail -F`, until stopped (Ctrl-C, SIGTERM,
+    /// or the reader of a pipe gone, as after `| head`).
     ///
     /// Matching rows are written as their lines arrive. An aggregation (or `order by`) is
     /// redrawn in place on a terminal (see --every), and written once when ndq is stopped

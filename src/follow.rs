@@ -173,6 +173,11 @@ pub fn run(config: &Config, follow: &Follow, plan: &Plan) -> Result<(), Failure>
                 }
                 next_draw = after(Instant::now(), follow.every);
             }
+            if !read && !follow.terminal && reader_gone() {
+                // `ndq -f ... | head -3`: the reader has what it wanted and is gone; stop
+                // now rather than at the next line written (which may be hours away).
+                break;
+            }
             if !read {
                 std::thread::sleep(if live_table {
                     POLL.min(next_draw.saturating_duration_since(Instant::now()))
@@ -514,6 +519,20 @@ impl Tail {
     fn feed(&mut self, feed: &mut dyn Feed, data: &[u8]) -> anyhow::Result<bool> {
         feed.block(data, self.index, &self.name, &mut self.line)
     }
+}
+
+/// Whether standard output is a pipe whose reading end was closed (one `poll` that waits for
+/// nothing: a closed pipe reports an error; a file, a terminal or an open pipe nothing).
+fn reader_gone() -> bool {
+    use rustix::event::{PollFd, PollFlags, Timespec, poll};
+    let stdout = io::stdout();
+    let mut fds = [PollFd::new(&stdout, PollFlags::empty())];
+    let now = Timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    matches!(poll(&mut fds, Some(&now)), Ok(n) if n > 0)
+        && fds[0].revents().intersects(PollFlags::ERR | PollFlags::HUP)
 }
 
 /// `every` after `now`; an interval too long to add to the clock (`--every

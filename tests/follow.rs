@@ -184,6 +184,35 @@ fn follow_reads_a_file_rewritten_between_two_looks_from_its_start() {
     assert!(!err.contains("malformed"), "{err}");
 }
 
+/// Followed into a pipe whose reader has what it wanted and is gone (`| head -1`), ndq stops
+/// while no line comes, as `tail -f` does, instead of at the next line written.
+#[test]
+fn follow_stops_when_the_reader_of_its_output_is_gone() {
+    use std::io::BufRead as _;
+    let f = Fixture::new();
+    let log = f.path("app.log");
+    append(&log, &(line(1, true) + &line(2, true) + &line(3, true)));
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ndq"))
+        .args(["--follow", "-o", "json", "select n where keep"])
+        .arg(&log)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("ndq starts");
+    let mut reader = std::io::BufReader::new(child.stdout.take().expect("piped"));
+    let mut first = String::new();
+    reader.read_line(&mut first).expect("a row");
+    assert_eq!(first, "{\"n\":1}\n");
+    drop(reader);
+    let status = wait_exit(
+        &mut child,
+        "ndq to stop once its reader is gone",
+        String::new,
+    );
+    assert_eq!(status.code(), Some(0));
+}
+
 #[test]
 fn follow_waits_for_a_file_and_writes_aggregate_totals_when_terminated() {
     let f = Fixture::new();
@@ -368,18 +397,22 @@ fn a_live_table_shows_the_cursor_while_suspended() {
     };
     kill("-TSTP");
     wait_for("ndq to stop itself", state, |s| *s == Some('T'));
-    // script(1) stops itself when its child stops, and copies nothing more until continued.
+    // script(1) stops itself when its child stops, and copies nothing more until continued
+    // (when it continues ndq too, which may draw its table again at once).
     let ok = Command::new("kill")
         .args(["-CONT", &script.id().to_string()])
         .status()
         .unwrap();
     assert!(ok.success());
-    let drawn = wait_for(
-        "the cursor shown",
+    let shown = |t: &String| {
+        t.find("\x1b[?25l")
+            .is_some_and(|hide| t[hide..].contains("\x1b[?25h"))
+    };
+    wait_for(
+        "the cursor shown while stopped",
         || text(&transcript),
-        |t| t.ends_with("\x1b[?25h"),
+        shown,
     );
-    assert_eq!(hidden(&drawn), 1, "{drawn:?}");
     kill("-CONT");
     append(&log, "{\"l\":\"alpha\"}\n");
     wait_for("the table again", || text(&transcript), |t| hidden(t) == 2);
