@@ -72,7 +72,8 @@ impl Failure {
             }
             Failure::Runtime(e) if is_broken_pipe(&e) => ExitCode::Ok,
             Failure::Runtime(e) => {
-                crate::error!("{}", crate::messages::sanitize(&format!("{e:#}")));
+                let text = without_os_codes(&format!("{e:#}"));
+                crate::error!("{}", crate::messages::sanitize(&text));
                 ExitCode::Runtime
             }
         }
@@ -101,6 +102,27 @@ impl std::fmt::Display for LateUsage {
 
 impl std::error::Error for LateUsage {}
 
+/// `text` without the ` (os error N)` that the standard library adds to a system error's
+/// description (`No such file or directory (os error 2)`): a number for programmers.
+fn without_os_codes(text: &str) -> String {
+    const MARK: &str = " (os error ";
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(MARK) {
+        let after = &rest[at + MARK.len()..];
+        let digits = after.bytes().take_while(u8::is_ascii_digit).count();
+        out.push_str(&rest[..at]);
+        if digits > 0 && after.as_bytes().get(digits) == Some(&b')') {
+            rest = &after[digits + 1..];
+        } else {
+            out.push_str(MARK);
+            rest = after;
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
 /// Whether the error comes from writing into a closed pipe.
 fn is_broken_pipe(e: &anyhow::Error) -> bool {
     e.chain().any(|c| {
@@ -112,6 +134,22 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn system_error_numbers_are_left_out() {
+        assert_eq!(
+            without_os_codes("a.log: No such file or directory (os error 2)"),
+            "a.log: No such file or directory"
+        );
+        assert_eq!(
+            without_os_codes("x: Permission denied (os error 13): y (os error 5)"),
+            "x: Permission denied: y"
+        );
+        assert_eq!(
+            without_os_codes("(os error x) (os error "),
+            "(os error x) (os error "
+        );
+    }
 
     #[test]
     fn statuses_are_zero_one_two() {

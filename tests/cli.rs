@@ -226,7 +226,7 @@ fn exit_1_for_a_missing_input_and_nothing_written() {
     let out = ndq(&["select *"]).path(&sample()).path(&missing).run();
     out.status(1).stdout_is("");
     out.stderr_is(&format!(
-        "ndq: error: {}: No such file or directory (os error 2)\n",
+        "ndq: error: {}: No such file or directory\n",
         missing.display()
     ));
     // Through a file, not a directory: unreadable, named.
