@@ -240,7 +240,7 @@ fn refusals(inputs: &[PathBuf]) -> Vec<String> {
     }
     let mut why = Vec::new();
     for path in inputs {
-        let name = path.display();
+        let name = messages::sanitize(&path.display().to_string()).into_owned();
         if Codec::of(path) != Codec::Plain {
             why.push(format!(
                 "--follow {name}: a compressed file cannot be followed (it is not \
@@ -252,8 +252,8 @@ fn refusals(inputs: &[PathBuf]) -> Vec<String> {
             ));
         } else if path.exists() && !path.is_file() {
             why.push(format!(
-                "--follow {name}: not a regular file (a pipe is already read as it comes; \
-                 drop --follow)"
+                "--follow {name}: not a regular file (a pipe or a device is read as it \
+                 comes without --follow: drop --follow)"
             ));
         }
     }

@@ -182,9 +182,27 @@ fn line(
     out.push('\n');
 }
 
-/// `s` with control characters shown as escapes.
+/// Whether `c` is shown as an escape: a control character, or one that moves text about
+/// where it cannot be seen (the line and paragraph separators, and the bidirectional
+/// embeddings, overrides, isolates and marks, with which a log line could make a table
+/// show its text in another order).
+fn unseen(c: char) -> bool {
+    c.is_control()
+        || matches!(
+            c,
+            '\u{061C}'
+                | '\u{200E}'
+                | '\u{200F}'
+                | '\u{2028}'
+                | '\u{2029}'
+                | '\u{202A}'..='\u{202E}'
+                | '\u{2066}'..='\u{2069}'
+        )
+}
+
+/// `s` with control characters (and the others [`unseen`] names) shown as escapes.
 pub(crate) fn visible(s: &str) -> Cow<'_, str> {
-    if !s.chars().any(char::is_control) {
+    if !s.chars().any(unseen) {
         return Cow::Borrowed(s);
     }
     let mut out = String::with_capacity(s.len() + 8);
@@ -193,7 +211,7 @@ pub(crate) fn visible(s: &str) -> Cow<'_, str> {
             '\n' => out.push_str("\\n"),
             '\t' => out.push_str("\\t"),
             '\r' => out.push_str("\\r"),
-            c if c.is_control() => {
+            c if unseen(c) => {
                 let _ = write!(out, "\\u{{{:x}}}", u32::from(c));
             }
             c => out.push(c),
@@ -346,6 +364,19 @@ mod tests {
     #[test]
     fn empty_table_has_header() {
         assert_eq!(render(&["a".into()], &[], false), "a\n-\n");
+    }
+
+    #[test]
+    fn separators_and_bidirectional_controls_are_escaped() {
+        let rows = vec![vec![Value::RawString(
+            r"ok \u202egnp.exe\u2028x\u2066y\u2069".into(),
+        )]];
+        assert_eq!(
+            render(&["m".into()], &rows, false),
+            "m\n--------------------------------------------\n\
+             ok \\u{202e}gnp.exe\\u{2028}x\\u{2066}y\\u{2069}\n"
+        );
+        assert_eq!(visible("plain é 中文"), "plain é 中文");
     }
 
     #[test]
