@@ -637,3 +637,16 @@ fn an_object_used_as_a_map_lists_every_key_once_with_its_counts() {
         }
     }
 }
+
+/// `ndq keys -f` is refused with what to do instead, before anything is read.
+#[test]
+fn keys_refuses_follow_with_what_to_do_instead() {
+    for flag in ["-f", "--follow"] {
+        let run = ndq(&["keys", flag]).path(&sample()).run();
+        run.status(2).stdout_is("");
+        run.stderr_is(
+            "ndq: error: ndq keys reads its inputs once: --follow is for queries (ndq -f QUERY \
+             FILE); for the keys of the start of a log, use --limit-lines N\n",
+        );
+    }
+}

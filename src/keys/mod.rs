@@ -78,6 +78,11 @@ pub struct KeysArgs {
     #[arg(long, value_name = "BYTES", hide = true)]
     pub chunk_size: Option<usize>,
 
+    /// Taken only to be refused with a word on what to do instead (clap's own message
+    /// suggested `-- -f`, or `--color`).
+    #[arg(short = 'f', long, hide = true)]
+    pub follow: bool,
+
     /// How lines are walked (for tests and measurements of the fast walk).
     #[arg(
         long,
@@ -101,6 +106,12 @@ pub enum Walk {
 
 /// Run `ndq keys`, writing to `out`.
 pub fn main(args: KeysArgs, env: &Env, out: &mut dyn Write) -> Result<(), Failure> {
+    if args.follow {
+        return Err(Failure::usage(
+            "ndq keys reads its inputs once: --follow is for queries (ndq -f QUERY FILE); \
+             for the keys of the start of a log, use --limit-lines N",
+        ));
+    }
     let format = match args.output {
         Some(f) => f,
         None if env.stdout_tty => Format::Table,
