@@ -133,7 +133,7 @@ pub struct Args {
     pub follow: bool,
 
     /// With --follow on a terminal: how often an aggregation's table is redrawn, e.g. 500ms,
-    /// 2s, 1m, 1h [default: 1s].
+    /// 1.5s, 1m, 1h [default: 1s].
     #[arg(long, value_name = "DURATION", value_parser = crate::follow::parse_duration,
           requires = "follow")]
     pub every: Option<std::time::Duration>,

@@ -58,25 +58,18 @@ pub const POLL: Duration = Duration::from_millis(200);
 /// The most bytes read (and evaluated as one block) at a time.
 const BLOCK: usize = 16 << 20;
 
-/// A duration as `--every` takes it: a whole number and a unit, `ms`, `s`, `m` or `h`
-/// (`500ms`, `2s`, `1m`, `1h`); more than zero.
+/// A duration as `--every` takes it: as the query language writes one, a number and a unit
+/// (`500ms`, `2s`, `1.5m`, `1h`); more than zero.
 pub fn parse_duration(text: &str) -> Result<Duration, String> {
-    let digits = text.bytes().take_while(u8::is_ascii_digit).count();
-    let (number, unit) = text.split_at(digits);
-    let bad =
-        || format!("'{text}': expected a number and a unit (ms, s, m or h), e.g. 500ms, 2s, 1m");
-    let n: u64 = number.parse().map_err(|_| bad())?;
-    let d = match unit {
-        "ms" => Duration::from_millis(n),
-        "s" => Duration::from_secs(n),
-        "m" => Duration::from_secs(n.saturating_mul(60)),
-        "h" => Duration::from_secs(n.saturating_mul(3600)),
-        _ => return Err(bad()),
-    };
-    if d.is_zero() {
+    let ns = ndq_query::parse_duration(text).ok_or_else(|| {
+        format!(
+            "'{text}': expected a number and a unit (ms, s, m, h, d or w), e.g. 500ms, 2s, 1.5m"
+        )
+    })?;
+    if ns <= 0 {
         return Err(format!("'{text}': must be more than zero"));
     }
-    Ok(d)
+    Ok(Duration::from_nanos(u64::try_from(ns).unwrap_or(u64::MAX)))
 }
 
 /// Follow `config.inputs` with `plan` until stopped.
@@ -729,7 +722,9 @@ mod tests {
         assert_eq!(parse_duration("2s"), Ok(Duration::from_secs(2)));
         assert_eq!(parse_duration("1m"), Ok(Duration::from_secs(60)));
         assert_eq!(parse_duration("2h"), Ok(Duration::from_secs(7200)));
-        for bad in ["", "1", "s", "1d", "1.5s", "-1s", " 1s", "1 s"] {
+        assert_eq!(parse_duration("1.5s"), Ok(Duration::from_millis(1500)));
+        assert_eq!(parse_duration("1d"), Ok(Duration::from_secs(86_400)));
+        for bad in ["", "1", "s", "1y", "1H", "-1s", " 1s", "1 s", "1m30s"] {
             assert!(parse_duration(bad).is_err(), "{bad}");
         }
         assert!(parse_duration("0s").unwrap_err().contains("more than zero"));
@@ -738,7 +733,7 @@ mod tests {
     #[test]
     fn the_longest_interval_is_added_to_the_clock_without_overflow() {
         let now = Instant::now();
-        let longest = parse_duration("18446744073709551615h").unwrap();
+        let longest = parse_duration("100000w").unwrap();
         assert!(after(now, longest) > now + Duration::from_secs(100 * 365 * 86_400));
         assert_eq!(after(now, EVERY), now + EVERY);
     }

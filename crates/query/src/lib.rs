@@ -314,6 +314,6 @@ pub use ndq_scan::{decode_escape, unescape as unescape_json_str};
 pub use plan::{Kind, Plan};
 pub use prefilter::{Atom, Formula, MAX_LITERALS, NumAtom, Prefilter};
 pub use range::{MAX_TIME_TEXT, Stamp, TimeRange, TimeReader, leading_time};
-pub use time::{BOUND_FORMS, TimeOptions, Zone, now_nanos, parse_bound};
+pub use time::{BOUND_FORMS, TimeOptions, Zone, now_nanos, parse_bound, parse_duration};
 pub use value::{Value, format_decimal};
 pub use worker::Worker;

@@ -423,7 +423,7 @@ pub(crate) fn fixed_instant(secs: i64, b: &[u8]) -> Option<i128> {
 
 /// A duration written as a number followed at once by a unit (`30m`, `1.5h`, `2d`), in
 /// nanoseconds; `None` when `s` is not one.
-pub(crate) fn parse_duration(s: &str) -> Option<i128> {
+pub fn parse_duration(s: &str) -> Option<i128> {
     let split = s.find(|c: char| c.is_ascii_alphabetic() && c != 'e' && c != 'E')?;
     let (number, unit) = s.split_at(split);
     let unit = unit_nanos(unit)?;
