@@ -48,8 +48,10 @@ const MINUTE: i128 = 60 * SECOND;
 const HOUR: i128 = 60 * MINUTE;
 const DAY: i128 = 24 * HOUR;
 
-/// Durations a merged column or a label step may take.
-const ROUND: [i128; 34] = [
+/// Durations a merged column or a label step may take: each at most twice the one before
+/// (so that a column of a round duration always fits between `ceil(n / columns)` buckets
+/// and twice that), up to ten years of 364 days.
+const ROUND: [i128; 42] = [
     1_000_000,
     2_000_000,
     5_000_000,
@@ -80,10 +82,18 @@ const ROUND: [i128; 34] = [
     12 * HOUR,
     DAY,
     2 * DAY,
+    4 * DAY,
     7 * DAY,
     14 * DAY,
     28 * DAY,
+    56 * DAY,
+    91 * DAY,
+    182 * DAY,
     364 * DAY,
+    728 * DAY,
+    1092 * DAY,
+    1820 * DAY,
+    3640 * DAY,
 ];
 
 const EIGHTHS: [char; 9] = [' ', '▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];

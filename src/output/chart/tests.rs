@@ -179,6 +179,15 @@ fn more_buckets_than_columns_are_merged_to_round_durations() {
     assert_eq!(merge_factor(100, 10, 7 * MINUTE, 0, &utc), (10, 0));
     // The same a bucket later: ten a column no longer fit in ten columns.
     assert_eq!(merge_factor(100, 10, 7 * MINUTE, 7 * MINUTE, &utc), (11, 1));
+    // Long spans of short buckets: a column is a round duration whatever the bucket (700
+    // days in 290 columns: 4 days, of seconds or of days; 7 years in 45: 56 days).
+    let day = 24 * 60 * MINUTE;
+    for d in [MINUTE / 60, MINUTE, 60 * MINUTE, day] {
+        let (k, _) = merge_factor(700 * day / d, 290, d, 0, &utc);
+        assert_eq!(k * d, 4 * day, "buckets of {}", hist::duration(d));
+    }
+    let (k, _) = merge_factor(2516 * day / MINUTE, 45, MINUTE, 0, &utc);
+    assert_eq!(k * MINUTE, 56 * day);
     assert_eq!(hist::duration(5 * MINUTE), "5m");
     assert_eq!(hist::duration(1_500_000_000), "1500ms");
     assert_eq!(hist::div_round(-3, 2), -1);
