@@ -5,7 +5,7 @@
 //! `| head`), 1 runtime error, 2 usage or query error. Nothing else in the program calls
 //! `process::exit` or builds a status.
 
-use std::io;
+use std::io::{self, Write as _};
 
 /// The exit status: 0 ok, 1 runtime error, 2 usage or query error.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -28,12 +28,21 @@ impl ExitCode {
     /// The status for arguments clap rejected, after printing its message: `--help` and
     /// `--version` go to stdout with status 0, mistakes to stderr with 2.
     pub fn of_clap(e: &clap::Error) -> ExitCode {
-        let _ = e.print();
-        if e.use_stderr() {
-            ExitCode::Usage
-        } else {
-            ExitCode::Ok
+        if !e.use_stderr() {
+            // `--help`, `--version`: clap's own text, on stdout.
+            let _ = e.print();
+            return ExitCode::Ok;
         }
+        // An error in the arguments, said as every other message of ndq is (`ndq: error:`),
+        // so that a script's log shows which program it came from.
+        let text = e.render().to_string();
+        let text = match text.strip_prefix("error: ") {
+            Some(rest) => format!("ndq: error: {rest}"),
+            None => text,
+        };
+        // As clap's own printing: a stderr that cannot be written is no reason to panic.
+        let _ = io::stderr().write_all(text.as_bytes());
+        ExitCode::Usage
     }
 
     /// The status of a run's outcome, after printing the error when there is one.

@@ -1820,3 +1820,21 @@ fn a_limit_warns_of_the_same_bad_lines_for_every_thread_count() {
         ));
     }
 }
+
+/// An error in the arguments starts as every message of ndq does, so that a script's log
+/// says which program it came from; `--help` stays on stdout.
+#[test]
+fn argument_errors_are_said_as_ndq_s() {
+    for args in [&["--threds", "2", "select 1"][..], &["keys", "--bogus"]] {
+        let out = ndq(args).run();
+        out.status(2).stdout_is("");
+        assert!(
+            out.stderr()
+                .starts_with("ndq: error: unexpected argument '--"),
+            "{out}"
+        );
+    }
+    let help = ndq(&["--help"]).run();
+    help.status(0).stderr_is("");
+    assert!(help.ok().starts_with("Fast queries"), "{help}");
+}
