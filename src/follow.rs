@@ -233,7 +233,7 @@ fn refusals(inputs: &[PathBuf]) -> Vec<String> {
     }
     let mut why = Vec::new();
     for path in inputs {
-        let name = messages::sanitize(&path.display().to_string()).into_owned();
+        let name = messages::path_name(path);
         if Codec::of(path) != Codec::Plain {
             why.push(format!(
                 "--follow {name}: a compressed file cannot be followed (it is not \
@@ -305,7 +305,7 @@ impl Tail {
     /// Open `path` if it exists (it is waited for otherwise, said once).
     fn open(index: usize, files: usize, path: &Path) -> anyhow::Result<Tail> {
         // Control characters in the name (which could drive the terminal) shown as `?`.
-        let name = messages::sanitize(&path.display().to_string()).into_owned();
+        let name = messages::path_name(path);
         let mut tail = Tail {
             path: path.to_path_buf(),
             name,
@@ -343,9 +343,10 @@ impl Tail {
     /// Whether the bytes before `pos` are still the ones read there (checked only when
     /// bytes were kept: a file rewritten before its first line is read looks appended to).
     fn unchanged(&self, file: &File) -> bool {
-        let mut now = vec![0; self.seen.len()];
+        let mut now = [0; SEEN as usize];
+        let now = &mut now[..self.seen.len()];
         let at = self.pos - self.seen.len() as u64;
-        self.seen.is_empty() || (file.read_exact_at(&mut now, at).is_ok() && now == self.seen)
+        self.seen.is_empty() || (file.read_exact_at(now, at).is_ok() && *now == *self.seen)
     }
 
     /// The last bytes of `file` before `pos` (up to [`SEEN`]), for [`Tail::seen`]; none when
@@ -535,6 +536,9 @@ fn after(now: Instant, every: Duration) -> Instant {
         .unwrap_or(now + Duration::from_secs(u64::from(u32::MAX)))
 }
 
+/// Shows the cursor again (a live table hides it while it draws).
+const SHOW_CURSOR: &[u8] = b"\x1b[?25h";
+
 /// The live table on a terminal: each frame replaces the one before, the cursor hidden while
 /// frames are drawn and shown again however the run ends.
 #[derive(Debug)]
@@ -618,7 +622,7 @@ impl Screen {
     /// the shell writes meanwhile.
     fn suspend(&mut self, out: &mut dyn Write) -> io::Result<()> {
         if self.hidden {
-            out.write_all(b"\x1b[?25h")?;
+            out.write_all(SHOW_CURSOR)?;
             out.flush()?;
             self.hidden = false;
         }
@@ -636,7 +640,7 @@ impl Screen {
         }
         buf.extend_from_slice(rows);
         if self.hidden {
-            buf.extend_from_slice(b"\x1b[?25h");
+            buf.extend_from_slice(SHOW_CURSOR);
             self.hidden = false;
         }
         self.lines = 0;
@@ -650,7 +654,7 @@ impl Drop for Screen {
         if self.hidden {
             // An error ended the run between frames: show the cursor again.
             let mut stdout = io::stdout();
-            let _ = stdout.write_all(b"\x1b[?25h");
+            let _ = stdout.write_all(SHOW_CURSOR);
             let _ = stdout.flush();
         }
     }
@@ -735,6 +739,10 @@ mod tests {
         let now = Instant::now();
         let longest = parse_duration("100000w").unwrap();
         assert!(after(now, longest) > now + Duration::from_secs(100 * 365 * 86_400));
+        // `--every` is at most u64::MAX nanoseconds, which the clock takes; past what it
+        // takes, the interval is as good as never.
+        assert!(now.checked_add(Duration::MAX).is_none());
+        assert!(after(now, Duration::MAX) > now + Duration::from_secs(100 * 365 * 86_400));
         assert_eq!(after(now, EVERY), now + EVERY);
     }
 

@@ -22,6 +22,7 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use anyhow::Context as _;
 
 use crate::inflate::Step;
+use crate::messages::path_name;
 
 /// How a stream input is encoded.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -131,7 +132,7 @@ impl Inputs {
                 if files.is_empty() {
                     // Not an error (a directory of logs not yet written), but not silent:
                     // the wrong directory would otherwise look like a quiet log.
-                    crate::warning!("{}: a directory with no files in it", shown(path));
+                    crate::warning!("{}: a directory with no files in it", path_name(path));
                 }
                 for file in files {
                     let meta =
@@ -257,7 +258,7 @@ fn walk(dir: &Path, files: &mut Vec<PathBuf>) -> anyhow::Result<()> {
             // A FIFO, a socket or a device found in a directory: only named ones are read.
             crate::warning!(
                 "{}: not a regular file, skipped (name it to read it)",
-                shown(&path)
+                path_name(&path)
             );
         } else {
             // What the link leads to, in one look.
@@ -265,23 +266,17 @@ fn walk(dir: &Path, files: &mut Vec<PathBuf>) -> anyhow::Result<()> {
                 Ok(to) if to.is_file() => files.push(path),
                 Ok(to) if to.is_dir() => crate::warning!(
                     "{}: a link to a directory, not followed (name it to read it)",
-                    shown(&path)
+                    path_name(&path)
                 ),
                 Ok(_) => crate::warning!(
                     "{}: a link to what is not a regular file, skipped (name it to read it)",
-                    shown(&path)
+                    path_name(&path)
                 ),
-                Err(_) => crate::warning!("{}: a broken link, skipped", shown(&path)),
+                Err(_) => crate::warning!("{}: a broken link, skipped", path_name(&path)),
             }
         }
     }
     Ok(())
-}
-
-/// A path as a message names it: control characters (which a name may hold, and which could
-/// drive the terminal) shown as `?`.
-fn shown(path: &Path) -> String {
-    crate::messages::sanitize(&path.display().to_string()).into_owned()
 }
 
 /// A reader that counts the bytes it passes (for progress over compressed input).

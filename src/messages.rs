@@ -178,6 +178,11 @@ pub fn sanitize(name: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
+/// A path as a message names it: [`sanitize`]d.
+pub fn path_name(path: &std::path::Path) -> String {
+    sanitize(&path.display().to_string()).into_owned()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

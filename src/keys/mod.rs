@@ -261,8 +261,8 @@ const EXAMPLE_WIDTH: usize = 40;
 /// Write the paths in `format`, looking as `look` says.
 ///
 /// json: `{"path","types":{"string":294},"lines","non_null","share","distinct",
-/// "distinct_exact","example"}` per path, `example` as JSON (parquet, arrow: the same columns, `types` as
-/// JSON text); csv, tsv, raw: the same fields, `types` as
+/// "distinct_exact","example"}` per path, `example` as JSON (parquet, arrow: the same
+/// columns, `types` as JSON text); csv, tsv, raw: the same fields, `types` as
 /// `string 294, null 3`; table: `share` as a percentage, `distinct` as `812` or `~12.3K`, the
 /// example cut at 40 characters; chart: a bar of `lines` per path.
 pub fn write(
