@@ -328,6 +328,12 @@ q!(
     "59 -1|23:59:58 -2|1|09|20 %s %C"
 );
 q!(
+    strftime_two_digit_years_stay_in_00_to_99_before_year_0,
+    "select strftime(datetime(t), '%y %g %x'), strftime(datetime('2027-01-01'), '%y %g %G')",
+    [r#"{"t":-62335000000}"#],
+    "94 94 09/07/94|27 26 2026"
+);
+q!(
     tostring_and_tonumber_of_times,
     "select tostring(datetime(t)), tostring(90.5s), tonumber(datetime(t)), tonumber(1500ms), tonumber(datetime('1969-12-31T23:59:59.5Z'))",
     [r#"{"t":"2026-11-21T10:05:00.250Z"}"#],
