@@ -84,7 +84,7 @@ fn bench(c: &mut Criterion) {
         b.iter(|| output::chart::render(plan.columns(), black_box(&rows), &spec, false))
     });
     group.bench_function("table_baseline", |b| {
-        b.iter(|| output::table::render_within(plan.columns(), black_box(&rows), false, None))
+        b.iter(|| output::table::render_within(plan.columns(), black_box(&rows), false, None, &[]))
     });
     group.finish();
 }

@@ -356,7 +356,9 @@ pub fn write(
             row
         })
         .collect();
-    let writer = output::RowWriter::new(format, &columns).with_color(look.color);
+    let writer = output::RowWriter::new(format, &columns)
+        .with_color(look.color)
+        .with_figures(&["share", "distinct"]);
     if !format.binary() {
         writer.write_all(&rows, out);
         return Ok(());

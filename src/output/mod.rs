@@ -107,6 +107,8 @@ pub struct RowWriter {
     chart: chart::Spec,
     /// The terminal columns a table is fitted in ([`RowWriter::with_width`]).
     width: Option<usize>,
+    /// The table's columns right-aligned whatever they hold ([`RowWriter::with_figures`]).
+    figures: Vec<bool>,
 }
 
 impl RowWriter {
@@ -123,7 +125,19 @@ impl RowWriter {
             color: false,
             chart: chart::Spec::default(),
             width: None,
+            figures: Vec::new(),
         }
+    }
+
+    /// Right-align these columns of a table, as numbers are, though they hold text: figures
+    /// written with a unit or a sign (`98.6%`, `~12.3K`, `-` for none).
+    pub fn with_figures(mut self, names: &[&str]) -> RowWriter {
+        self.figures = self
+            .columns
+            .iter()
+            .map(|c| names.contains(&c.as_str()))
+            .collect();
+        self
     }
 
     /// Fit a table in `width` terminal columns (stdout a terminal), its widest text columns
@@ -227,7 +241,9 @@ impl RowWriter {
     /// `out` and say so; false for the others, which write nothing here.
     fn render_whole(&self, rows: &[Vec<Value<'_>>], out: &mut Vec<u8>) -> bool {
         let text = match self.format {
-            Format::Table => table::render_within(&self.columns, rows, self.color, self.width),
+            Format::Table => {
+                table::render_within(&self.columns, rows, self.color, self.width, &self.figures)
+            }
             Format::Chart => chart::render(&self.columns, rows, &self.chart, self.color),
             _ => return false,
         };

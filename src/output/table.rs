@@ -1,7 +1,8 @@
 //! `-o table` (the default on a terminal): a header, a rule, and aligned columns.
 //!
 //! Columns are separated by two spaces; a column whose every non-null value is a number is
-//! right-aligned, the others left-aligned; trailing spaces are trimmed. Widths count terminal
+//! right-aligned, as is a column the caller says holds figures (`~12.3K`, `98.6%`), the
+//! others left-aligned; trailing spaces are trimmed. Widths count terminal
 //! columns (unicode-width: a CJK character or emoji takes two, a combining mark none), so
 //! columns line up in a terminal whatever the script. Strings are unescaped,
 //! and control characters are shown as escapes (`\n`, `\t`, `\r`, `\u{1b}`) so a value can
@@ -21,12 +22,13 @@ use super::color::{Palette, paint};
 use super::{cut, is_number, text};
 
 /// Render the whole table, coloured when `color`, in at most `width` terminal columns when
-/// given ([`fit`]).
+/// given ([`fit`]); the columns marked in `figures` are right-aligned whatever they hold.
 pub fn render_within(
     columns: &[String],
     rows: &[Vec<Value<'_>>],
     color: bool,
     width: Option<usize>,
+    figures: &[bool],
 ) -> String {
     let mut header: Vec<Cow<'_, str>> = columns.iter().map(|c| visible(c)).collect();
     let mut cells: Vec<Vec<Cow<'_, str>>> = rows
@@ -65,7 +67,8 @@ pub fn render_within(
     let numeric: Vec<bool> = numbers
         .iter()
         .zip(&others)
-        .map(|(&n, &o)| n > 0 && o == 0)
+        .enumerate()
+        .map(|(i, (&n, &o))| n > 0 && o == 0 || figures.get(i) == Some(&true))
         .collect();
     if let Some(width) = width {
         let fitted = fit(&widths, &keep, width);
@@ -226,7 +229,7 @@ mod tests {
 
     /// The whole table, every value whole.
     fn render(columns: &[String], rows: &[Vec<Value<'_>>], color: bool) -> String {
-        render_within(columns, rows, color, None)
+        render_within(columns, rows, color, None, &[])
     }
 
     #[test]
@@ -289,12 +292,28 @@ mod tests {
     }
 
     #[test]
+    fn columns_of_figures_are_right_aligned_though_they_are_text() {
+        let columns = vec!["share".to_string(), "note".to_string()];
+        let rows = vec![
+            vec![
+                Value::RawString("100%".into()),
+                Value::RawString("a".into()),
+            ],
+            vec![Value::RawString("-".into()), Value::RawString("bc".into())],
+        ];
+        let figures = render_within(&columns, &rows, false, None, &[true]);
+        assert_eq!(figures, "share  note\n-----  ----\n 100%  a\n    -  bc\n");
+        let text = render_within(&columns, &rows, false, None, &[]);
+        assert_eq!(text, "share  note\n-----  ----\n100%   a\n-      bc\n");
+    }
+
+    #[test]
     fn a_table_too_wide_is_narrowed_in_its_widest_text_column() {
         let (columns, rows) = long_rows();
         let wide = render(&columns, &rows, false);
         // Wide enough: the same table.
-        assert_eq!(render_within(&columns, &rows, false, Some(72)), wide);
-        let fitted = render_within(&columns, &rows, false, Some(60));
+        assert_eq!(render_within(&columns, &rows, false, Some(72), &[]), wide);
+        let fitted = render_within(&columns, &rows, false, Some(60), &[]);
         assert_eq!(
             fitted,
             "@l           Message                                       n\n\
@@ -313,7 +332,7 @@ mod tests {
         let (columns, rows) = long_rows();
         // Far too narrow: long text stops at 16 columns, text up to 32 wide and numbers are
         // whole.
-        let fitted = render_within(&columns, &rows, false, Some(10));
+        let fitted = render_within(&columns, &rows, false, Some(10), &[]);
         assert_eq!(
             fitted,
             "@l           Message                 n\n\
@@ -322,7 +341,7 @@ mod tests {
              Error        short                   1\n\
              Warning      中文中文中文中…        22\n"
         );
-        let colored = render_within(&columns, &rows, true, Some(10));
+        let colored = render_within(&columns, &rows, true, Some(10), &[]);
         assert_eq!(
             String::from_utf8(crate::output::color::strip(colored.as_bytes())).unwrap(),
             fitted
@@ -339,7 +358,7 @@ mod tests {
             vec![Value::RawNumber("12345678901234567890123".into())],
         ];
         assert_eq!(
-            render_within(&columns, &rows, false, Some(10)),
+            render_within(&columns, &rows, false, Some(10), &[]),
             "v\n-----------------------\na long text that is cu…\n12345678901234567890123\n"
         );
     }
