@@ -71,28 +71,6 @@ fn names_a_file(word: &str) -> bool {
         && (std::path::Path::new(word).is_file() || ENDINGS.iter().any(|e| word.ends_with(e)))
 }
 
-/// A condition or a list of columns written without its keyword (`ndq 'Elapsed > 200'`, as
-/// a search box takes it; `ndq 'count(*)'`): the query with `where` or `select` before it,
-/// whichever compiles (`where` first when the text compares or joins conditions).
-fn keyword_left_out(word: &str, time: &ndq_query::TimeOptions) -> Option<String> {
-    let lower = word.to_lowercase();
-    let ops = [
-        "=", "<", ">", " like ", " in ", " in(", " is ", " and ", " or ",
-    ];
-    let condition = lower.starts_with("not ") || ops.iter().any(|op| lower.contains(op));
-    let clauses = if condition {
-        ["where", "select"]
-    } else {
-        ["select", "where"]
-    };
-    clauses.iter().find_map(|clause| {
-        let fixed = format!("{clause} {word}");
-        ndq_query::Plan::compile_with(&fixed, time)
-            .is_ok()
-            .then_some(fixed)
-    })
-}
-
 /// Resolve, compile, open, run, report.
 fn run(mut args: cli::Args) -> Result<(), Failure> {
     match args.command.take() {
@@ -126,7 +104,7 @@ fn run(mut args: cli::Args) -> Result<(), Failure> {
                 "'{}' is a file, not a query: the query comes first (ndq 'select ...' {0})",
                 messages::sanitize(word)
             ));
-        } else if let Some(fixed) = keyword_left_out(word, &config.time) {
+        } else if let Some(fixed) = ndq_query::Plan::keyword_left_out(word, &config.time) {
             message.push('\n');
             message.push_str(&format!("did you mean: {fixed}"));
         }

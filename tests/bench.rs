@@ -320,6 +320,33 @@ fn bad_cases_are_reported_by_line_before_running() {
 }
 
 #[test]
+fn a_case_without_its_keyword_is_shown_the_query_it_meant() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let cases = dir.path().join("cases.txt");
+    std::fs::write(
+        &cases,
+        "select count(*)
+Elapsed > 200
+select x where
+",
+    )
+    .expect("write");
+    let out = bench(&["--cases", path_arg(&cases), path_arg(&sample())]);
+    assert_exit(&out, 2, "a bad query is a usage error");
+    let err = text(&out.stderr);
+    let hints: Vec<&str> = err.lines().filter(|l| l.contains("did you mean")).collect();
+    assert_eq!(hints, ["did you mean: where Elapsed > 200"], "{err}");
+    let (two, fix) = (
+        err.find("cases.txt:2: ").unwrap(),
+        err.find("did you mean").unwrap(),
+    );
+    assert!(
+        two < fix && fix < err.find("cases.txt:3: ").unwrap(),
+        "{err}"
+    );
+}
+
+#[test]
 fn bench_usage_errors_exit_2() {
     let dir = tempfile::tempdir().expect("temp dir");
     let empty = dir.path().join("empty.txt");

@@ -188,8 +188,16 @@ pub fn run(args: &BenchArgs) -> Result<(), Failure> {
     if cases.is_empty() {
         return Err(Failure::usage(format!("{cases_name}: no queries")));
     }
-    let plans = cases::compile_all(&cases_name, &cases, ndq_query::Plan::compile)
-        .map_err(Failure::Usage)?;
+    let plans = cases::compile_all(&cases_name, &cases, |query| {
+        ndq_query::Plan::compile(query).map_err(|e| {
+            let time = ndq_query::TimeOptions::default();
+            match ndq_query::Plan::keyword_left_out(query, &time) {
+                Some(fixed) => format!("{e}\ndid you mean: {fixed}"),
+                None => e.to_string(),
+            }
+        })
+    })
+    .map_err(Failure::Usage)?;
     // A run of a query with a `limit` may stop early: its counts are not compared.
     for (case, plan) in cases.iter_mut().zip(&plans) {
         case.limited = plan.early_stop();

@@ -710,6 +710,37 @@ impl Plan {
         let ast = parse::parse(query)?;
         plan(query, ast, time)
     }
+    /// A query that does not compile because it was written without its keyword, as a
+    /// search box takes it (`Elapsed > 200`, `count(*)`): the query with `where` or `select`
+    /// put before it, whichever compiles (`where` first when the text compares or joins
+    /// conditions); `None` when neither does. For the "did you mean" of a query error.
+    ///
+    /// ```
+    /// use ndq_query::{Plan, TimeOptions};
+    ///
+    /// let time = TimeOptions::default();
+    /// let fixed = Plan::keyword_left_out("Elapsed > 200", &time);
+    /// assert_eq!(fixed.as_deref(), Some("where Elapsed > 200"));
+    /// let fixed = Plan::keyword_left_out("count(*)", &time);
+    /// assert_eq!(fixed.as_deref(), Some("select count(*)"));
+    /// assert_eq!(Plan::keyword_left_out("Elapsed >", &time), None);
+    /// ```
+    pub fn keyword_left_out(query: &str, time: &TimeOptions) -> Option<String> {
+        let lower = query.to_lowercase();
+        let ops = [
+            "=", "<", ">", " like ", " in ", " in(", " is ", " and ", " or ",
+        ];
+        let condition = lower.starts_with("not ") || ops.iter().any(|op| lower.contains(op));
+        let clauses = if condition {
+            ["where", "select"]
+        } else {
+            ["select", "where"]
+        };
+        clauses.iter().find_map(|clause| {
+            let fixed = format!("{clause} {query}");
+            Plan::compile_with(&fixed, time).is_ok().then_some(fixed)
+        })
+    }
     /// How to drive it.
     pub fn kind(&self) -> Kind {
         self.kind
