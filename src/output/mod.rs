@@ -269,9 +269,12 @@ pub fn text<'v>(value: &'v Value<'_>) -> Option<Cow<'v, str>> {
 }
 
 /// `s` cut to `width` terminal columns (a wide character takes two), ending with `…` when
-/// cut: for tables, charts and the bench's report.
+/// cut: for tables, charts and the bench's report. The cut falls between grapheme clusters,
+/// so a character made of several code points (`👩‍👩‍👧`, a flag, `é` as `e` and an accent) is
+/// kept whole or left out.
 pub fn cut(s: &str, width: usize) -> String {
-    use unicode_width::{UnicodeWidthChar as _, UnicodeWidthStr as _};
+    use unicode_segmentation::UnicodeSegmentation as _;
+    use unicode_width::UnicodeWidthStr as _;
     if s.width() <= width {
         return s.to_string();
     }
@@ -280,13 +283,13 @@ pub fn cut(s: &str, width: usize) -> String {
     }
     let mut out = String::new();
     let mut w = 0;
-    for c in s.chars() {
-        let cw = c.width().unwrap_or(0);
-        if w + cw > width - 1 {
+    for g in s.graphemes(true) {
+        let gw = g.width();
+        if w + gw > width - 1 {
             break;
         }
-        w += cw;
-        out.push(c);
+        w += gw;
+        out.push_str(g);
     }
     out.push('…');
     out

@@ -381,6 +381,20 @@ mod tests {
     }
 
     #[test]
+    fn a_cut_keeps_each_character_a_reader_sees_whole() {
+        let family = "\u{1f469}\u{200d}\u{1f469}\u{200d}\u{1f467}";
+        let flag = "\u{1f1eb}\u{1f1f7}";
+        let accented = "e\u{301}";
+        let text = format!("{family}{family}{flag}{accented}x{accented}");
+        // A family and a flag take two columns each, `é` as `e` and an accent one.
+        assert_eq!(cut(&text, 5), format!("{family}{family}…"));
+        assert_eq!(cut(&text, 6), format!("{family}{family}…"));
+        assert_eq!(cut(&text, 7), format!("{family}{family}{flag}…"));
+        assert_eq!(cut(&text, 8), format!("{family}{family}{flag}{accented}…"));
+        assert_eq!(cut(&text, 9), text);
+    }
+
+    #[test]
     fn empty_table_has_header() {
         assert_eq!(render(&["a".into()], &[], false), "a\n-\n");
     }
