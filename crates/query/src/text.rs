@@ -235,16 +235,21 @@ impl Extract {
             None => Group::Default,
             Some((g, g_ex)) => match (&g.kind, &regex) {
                 (ExprKind::Number(n), _) => {
+                    // A number too large for any regex (`1e30`, past what a decimal holds) is
+                    // a group no regex has.
                     let k = parse_number(n).and_then(|n| match n {
-                        Num::Dec(d) if d.fract().is_zero() && d >= Decimal::ZERO => d.to_usize(),
+                        Num::Dec(d) if d.fract().is_zero() && d >= Decimal::ZERO => {
+                            Some(d.to_usize().unwrap_or(usize::MAX))
+                        }
+                        Num::Float(f) if f >= 1e20 => Some(usize::MAX),
                         _ => None,
                     });
                     match (k, &regex) {
                         (Some(k), Pattern::Fixed(re)) if k < re.captures_len() => Group::Number(k),
-                        (Some(k), Pattern::Fixed(re)) => {
+                        (Some(_), Pattern::Fixed(re)) => {
                             return arg_err(
                                 g,
-                                format!("extract() has no group {k}: {}", groups_of(re)),
+                                format!("extract() has no group {n}: {}", groups_of(re)),
                             );
                         }
                         (Some(k), Pattern::Dynamic(_)) => Group::Number(k),

@@ -291,6 +291,12 @@ q!(
     "b|b;null|null;a|null;null|null;b|null"
 );
 q!(
+    extract_group_number_too_large_for_any_regex_is_null_with_a_computed_regex,
+    "select extract(m, re, 1e30), extract(m, re, 18446744073709551616)",
+    [r#"{"m":"ab","re":"(a)(b)"}"#],
+    "null|null"
+);
+q!(
     extract_name_from_the_input_and_literal_name_with_computed_regex,
     "select extract(m, '(?P<x>a)(?P<y>b)', g), extract(m, re, 'y'), extract(m, re, 1)",
     [
@@ -401,6 +407,12 @@ fail!(
     "select extract(m, '(a)(b)', 3)",
     "extract() has no group 3: the regex has 2 groups",
     29
+);
+fail!(
+    error_extract_group_number_too_large_for_any_regex,
+    "select extract(m, '(a)', 1e30)",
+    "extract() has no group 1e30: the regex has 1 group",
+    26
 );
 fail!(
     error_extract_group_of_a_regex_without_groups,
