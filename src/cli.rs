@@ -75,7 +75,7 @@ pub struct Args {
     pub command: Option<Command>,
 
     /// Files or directories to read; `-` or none for standard input.
-    #[arg(value_name = "INPUT")]
+    #[arg(value_name = "INPUT", value_parser = input_path())]
     pub inputs: Vec<PathBuf>,
 
     /// Output format [default: table on a terminal, json otherwise].
@@ -238,6 +238,19 @@ impl ScannerArg {
     }
 }
 
+/// The parser of an INPUT: a path, an empty name refused as what it likely is (a shell
+/// variable not set, as in `ndq QUERY "$LOG"`) rather than with clap's "none was supplied".
+pub fn input_path() -> impl clap::builder::TypedValueParser<Value = PathBuf> {
+    use clap::builder::TypedValueParser as _;
+    clap::builder::OsStringValueParser::new().try_map(|name| {
+        if name.is_empty() {
+            Err("an empty name is no file (a shell variable not set?)")
+        } else {
+            Ok(PathBuf::from(name))
+        }
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -364,5 +377,14 @@ mod tests {
         assert!(!help.contains("--scanner") && !help.contains("--engine"));
         assert!(!help.contains("--no-prefilter") && help.contains("NDQ_PREFILTER=off"));
         assert!(help.contains("Exit status:"));
+    }
+
+    #[test]
+    fn an_empty_input_name_is_refused_as_such() {
+        let e = parse(&["q", "a.log", ""]).unwrap_err();
+        assert_eq!(e.kind(), clap::error::ErrorKind::ValueValidation);
+        assert!(e.to_string().contains("a shell variable not set?"), "{e}");
+        let a = parse(&["q", "-", "a.log"]).unwrap();
+        assert_eq!(a.inputs, [PathBuf::from("-"), PathBuf::from("a.log")]);
     }
 }

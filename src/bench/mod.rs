@@ -117,7 +117,7 @@ pub struct BenchArgs {
     output: ReportFormat,
 
     /// Files or directories to read (the same inputs as `ndq`).
-    #[arg(value_name = "INPUT", required = true)]
+    #[arg(value_name = "INPUT", required = true, value_parser = crate::cli::input_path())]
     inputs: Vec<PathBuf>,
 }
 

@@ -37,7 +37,7 @@ use crate::output::{self, Format, chart};
 #[derive(Clone, Debug, clap::Args)]
 pub struct KeysArgs {
     /// Files or directories to read; `-` or none for standard input.
-    #[arg(value_name = "INPUT")]
+    #[arg(value_name = "INPUT", value_parser = crate::cli::input_path())]
     pub inputs: Vec<PathBuf>,
 
     /// Output format [default: table on a terminal, json otherwise].
