@@ -16,7 +16,8 @@
 //! buckets make one column: `k` is the smallest between `ceil(n / columns)` and twice that
 //! which makes a column a round duration (5m, 1h...; else `ceil(n / columns)` itself), and
 //! columns start where `time(t, k*d)` would (so a column is a whole 5 minutes, not minutes
-//! 3 to 7); `k` grows by one while that start leaves too many columns. The value axis'
+//! 3 to 7); when that start leaves too many columns, `k` is the next round duration (else
+//! one more). The value axis'
 //! labels take room from the plot and depend on the merged values, so the layout starts
 //! with a gutter of one and widens it until its labels fit (a label is at most 12 wide). A merged column is the sum of its
 //! buckets for `count` and `sum`, the smallest for `min`, the largest for `max`, and the
@@ -51,7 +52,7 @@ const DAY: i128 = 24 * HOUR;
 /// Durations a merged column or a label step may take: each at most twice the one before
 /// (so that a column of a round duration always fits between `ceil(n / columns)` buckets
 /// and twice that), up to ten years of 364 days.
-const ROUND: [i128; 42] = [
+pub(super) const ROUND: [i128; 42] = [
     1_000_000,
     2_000_000,
     5_000_000,
@@ -418,13 +419,14 @@ pub(super) fn merge_factor(n: i128, plot: i128, d: i128, first: i128, spec: &Spe
         return (1, 0);
     }
     let least = (n + plot - 1) / plot;
-    let mut k = ROUND
+    // The round durations from `least` buckets on (the second one at most four times
+    // `least`: each is at most twice the one before), then, for a bucket that no round
+    // duration near them is a multiple of, any factor from `least` on.
+    let round = ROUND
         .iter()
-        .filter(|&&r| r % d == 0 && r / d >= least && r / d <= 2 * least)
-        .map(|&r| r / d)
-        .next()
-        .unwrap_or(least);
-    loop {
+        .filter(|&&r| r % d == 0 && r / d >= least && r / d <= 4 * least)
+        .map(|&r| r / d);
+    for k in round.chain(least..) {
         let offset = spec
             .zone
             .bucket_start(first, k * d)
@@ -432,8 +434,8 @@ pub(super) fn merge_factor(n: i128, plot: i128, d: i128, first: i128, spec: &Spe
         if (offset + n - 1) / k < plot {
             return (k, offset);
         }
-        k += 1;
     }
+    (n, 0)
 }
 
 /// Where labels go: (x in the plot, text), not touching.

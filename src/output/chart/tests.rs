@@ -188,6 +188,21 @@ fn more_buckets_than_columns_are_merged_to_round_durations() {
     }
     let (k, _) = merge_factor(2516 * day / MINUTE, 45, MINUTE, 0, &utc);
     assert_eq!(k * MINUTE, 56 * day);
+    // A start that leaves one column too many takes the next round duration, not one bucket
+    // more (a year from 2025-12-27 15:00 in hours: 7d would need one more column than 56).
+    let first = 1_766_847_600 * (MINUTE / 60);
+    for d in [MINUTE / 60, MINUTE, 60 * MINUTE] {
+        let n = 9_448 * 60 * MINUTE / d;
+        for plot in 40..=70 {
+            let (k, offset) = merge_factor(n, plot, d, first, &utc);
+            assert!(
+                hist::ROUND.contains(&(k * d)),
+                "{} in {plot}",
+                hist::duration(k * d)
+            );
+            assert!((offset + n - 1) / k < plot);
+        }
+    }
     assert_eq!(hist::duration(5 * MINUTE), "5m");
     assert_eq!(hist::duration(1_500_000_000), "1500ms");
     assert_eq!(hist::div_round(-3, 2), -1);
