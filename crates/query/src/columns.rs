@@ -98,6 +98,13 @@ impl Zone {
         time::bucket(ns, every, self)
     }
 
+    /// The start of the step of `every` holding `ns`, for labels on a time axis: as
+    /// [`Zone::bucket_start`], but a step of whole days in a zone starts at a local midnight
+    /// (counted in local days from 1970-01-01) whatever its length, not only `1d` and `1w`.
+    pub fn calendar_start(&self, ns: i128, every: i128) -> Option<i128> {
+        time::calendar_step(ns, every, self)
+    }
+
     /// `ns` written with a strftime format in this zone (`None` for a format jiff refuses or
     /// an instant out of range).
     pub fn strftime(&self, ns: i128, format: &str) -> Option<String> {

@@ -34,8 +34,11 @@
 //! value is below zero), the first row below zero (`0`) and the row the smallest reaches
 //! (the bottom row, but for part of a row); the time axis' corner says `0` only when it is the zero line (no value of the
 //! last panel below zero). Rows with a null bucket are counted in the title, not
-//! drawn. Labels are placed where `time(t, step)` starts a step, for the smallest round step
-//! whose labels do not touch.
+//! drawn. A label marks the column in which a step starts, as `time(t, step)` counts but
+//! for steps of days in a zone, which start at a local midnight whatever their length, and
+//! names that start; the step is the smallest round one whose labels do not touch. Columns
+//! of a day or a week in a zone are local calendar days, of 23 or 25 hours across a change
+//! of the clocks, as `time()` makes them.
 
 use ndq_query::{ColumnRole, Value};
 use unicode_width::UnicodeWidthStr as _;
@@ -141,7 +144,17 @@ pub(super) fn draw(
     let (columns, panels) = loop {
         let plot = width.saturating_sub(gutter + 2).max(1);
         let (k, offset) = merge_factor(n, plot as i128, d, first, spec);
-        let groups = usize::try_from((offset + n - 1) / k + 1).unwrap_or(plot);
+        let base = first - offset * d;
+        // A bucket's column: its index when each is one, else as `time(t, k*d)` counts.
+        let group = |t: i128| {
+            let g = if k == 1 {
+                index(t)
+            } else {
+                column_of(spec, t, base, k * d)
+            };
+            usize::try_from(g).unwrap_or(usize::MAX)
+        };
+        let groups = group(last).saturating_add(1).min(plot);
         let cell_w = if k == 1 {
             (plot / groups.max(1)).clamp(1, 8)
         } else {
@@ -157,7 +170,7 @@ pub(super) fn draw(
             .series
             .iter()
             .map(|s| {
-                let values = merge(s, &times, groups, |t| ((offset + index(t)) / k) as usize);
+                let values = merge(s, &times, groups, group);
                 let vals = values.iter().flatten();
                 let hi = vals.clone().fold(0.0f64, |m, &v| m.max(v));
                 let lo = vals.fold(0.0f64, |m, &v| m.min(v));
@@ -426,16 +439,37 @@ pub(super) fn merge_factor(n: i128, plot: i128, d: i128, first: i128, spec: &Spe
         .iter()
         .filter(|&&r| r % d == 0 && r / d >= least && r / d <= 4 * least)
         .map(|&r| r / d);
+    // The middle of the last bucket: its column, even where a zone's days of 23 or 25 hours
+    // moved where local days start.
+    let last = first + (n - 1) * d + d / 2;
     for k in round.chain(least..) {
         let offset = spec
             .zone
             .bucket_start(first, k * d)
             .map_or(0, |start| div_round(first - start, d).clamp(0, k - 1));
-        if (offset + n - 1) / k < plot {
+        if column_of(spec, last, first - offset * d, k * d) < plot {
             return (k, offset);
         }
     }
     (n, 0)
+}
+
+/// The column of instant `t` when columns of `col` start at `base` and go on as
+/// `time(t, col)` counts (a day or a week in a zone: local days, of 23 or 25 hours too).
+fn column_of(spec: &Spec, t: i128, base: i128, col: i128) -> i128 {
+    match spec.zone.bucket_start(t, col) {
+        Some(start) => div_round(start - base, col),
+        None => (t - base).div_euclid(col),
+    }
+}
+
+/// Where column `g` starts: as `time(t, col)` counts from `base`, so on a local midnight
+/// after a change of the clocks as before it.
+fn column_start(spec: &Spec, g: usize, base: i128, col: i128) -> i128 {
+    let linear = base + g as i128 * col;
+    spec.zone
+        .bucket_start(linear + col / 2, col)
+        .unwrap_or(linear)
 }
 
 /// Where labels go: (x in the plot, text), not touching.
@@ -447,7 +481,8 @@ fn ticks(spec: &Spec, first: i128, d: i128, columns: Columns, room: usize) -> Ve
         cell_w,
     } = columns;
     let col = k * d;
-    let start = |g: usize| first + (g as i128 * k - offset) * d;
+    let base = first - offset * d;
+    let start = |g: usize| column_start(spec, g, base, col);
     let plot_w = (groups * cell_w).min(room);
     let year = |t| spec.zone.strftime(t, "%Y");
     let years = year(first) != year(start(groups.saturating_sub(1)));
@@ -466,12 +501,16 @@ fn ticks(spec: &Spec, first: i128, d: i128, columns: Columns, room: usize) -> Ve
         let mut out: Vec<(usize, String)> = Vec::new();
         let mut free = 0;
         for g in 0..groups {
-            let t = start(g);
             let x = g * cell_w;
             if x < free || x + label_w > plot_w.max(label_w) {
                 continue;
             }
-            if spec.zone.bucket_start(t, step) == Some(t)
+            // The last start of a step within the column, a local midnight for steps of
+            // days in a zone: the label marks the column it falls in and names it.
+            let Some(t) = spec.zone.calendar_start(start(g + 1) - 1, step) else {
+                continue;
+            };
+            if t >= start(g)
                 && let Some(text) = spec.zone.strftime(t, format)
             {
                 free = x + text.width() + 2;
@@ -501,7 +540,9 @@ fn ticks(spec: &Spec, first: i128, d: i128, columns: Columns, room: usize) -> Ve
 /// more, or a day or more apart over more than one year (`12-29` then `12-28` would read
 /// backwards).
 fn label_format(step: i128, years: bool) -> &'static str {
-    if step < MINUTE {
+    if step < SECOND {
+        fraction_format(step)
+    } else if step < MINUTE {
         "%H:%M:%S"
     } else if step < DAY {
         "%H:%M"
@@ -512,26 +553,49 @@ fn label_format(step: i128, years: bool) -> &'static str {
     }
 }
 
-/// "2026-11-21 10:00 to 11:59 UTC".
-fn span(spec: &Spec, first: i128, last: i128, d: i128) -> String {
-    let (date, time) = if d < MINUTE {
-        ("%Y-%m-%d %H:%M:%S", "%H:%M:%S")
-    } else if d < DAY {
-        ("%Y-%m-%d %H:%M", "%H:%M")
+/// A time of day with the fraction of a second a step of `step` (under a second) needs:
+/// `10:00:00.5` for steps of 100 ms and more, `10:00:00.25` of 10 ms, else milliseconds.
+fn fraction_format(step: i128) -> &'static str {
+    if step % (SECOND / 10) == 0 {
+        "%H:%M:%S%.1f"
+    } else if step % (SECOND / 100) == 0 {
+        "%H:%M:%S%.2f"
     } else {
-        ("%Y-%m-%d", "%Y-%m-%d")
+        "%H:%M:%S%.3f"
+    }
+}
+
+/// "2026-11-21 10:00 to 11:59 UTC"; the zone's name after each end when the clocks changed
+/// between them ("2026-03-01 to 2026-04-15 CET to CEST" would read as one zone, so:
+/// "2026-03-01 CET to 2026-04-15 CEST").
+fn span(spec: &Spec, first: i128, last: i128, d: i128) -> String {
+    let time = if d < SECOND {
+        fraction_format(d)
+    } else if d < MINUTE {
+        "%H:%M:%S"
+    } else if d < DAY {
+        "%H:%M"
+    } else {
+        "%Y-%m-%d"
     };
-    let z = |t, f| spec.zone.strftime(t, f).unwrap_or_default();
+    let date = if d < DAY {
+        format!("%Y-%m-%d {time}")
+    } else {
+        time.to_string()
+    };
+    let z = |t, f: &str| spec.zone.strftime(t, f).unwrap_or_default();
     let end = if z(first, "%Y-%m-%d") == z(last, "%Y-%m-%d") {
         z(last, time)
     } else {
-        z(last, date)
+        z(last, &date)
     };
-    let tz = z(first, "%Z");
+    let (tz, tz_last) = (z(first, "%Z"), z(last, "%Z"));
     if first == last {
-        format!("{} {tz}", z(first, date))
+        format!("{} {tz}", z(first, &date))
+    } else if tz != tz_last {
+        format!("{} {tz} to {end} {tz_last}", z(first, &date))
     } else {
-        format!("{} to {end} {tz}", z(first, date))
+        format!("{} to {end} {tz}", z(first, &date))
     }
 }
 

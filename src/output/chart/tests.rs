@@ -696,3 +696,99 @@ fn day_labels_carry_the_year_across_a_years_end() {
     assert!(!axis(&within).contains("2026-"), "{within}");
     assert!(axis(&within).contains("01-"), "{within}");
 }
+
+/// A chart of `query` over `rows` with `--tz zone`.
+fn draw_in(
+    zone: &str,
+    query: &str,
+    rows: &[Vec<Value<'_>>],
+    width: usize,
+    height: usize,
+) -> String {
+    let time = ndq_query::TimeOptions {
+        zone: Zone::named(zone).unwrap(),
+        ..ndq_query::TimeOptions::default()
+    };
+    let plan = Plan::compile_with(query, &time).unwrap();
+    let spec = Spec::new(&plan, Size::Fixed { width, height });
+    render(plan.columns(), rows, &spec, false)
+}
+
+/// `count` hourly rows from `from` (UTC), each `value` but `at(i)`'s.
+fn hours(from: &str, count: i64, at: impl Fn(i64) -> i64) -> Vec<Vec<Value<'static>>> {
+    let start: jiff::Timestamp = from.parse().unwrap();
+    (0..count)
+        .map(|i| {
+            let t = start.checked_add(jiff::Span::new().hours(i)).unwrap();
+            vec![s(&t.to_string()), n(&at(i).to_string())]
+        })
+        .collect()
+}
+
+/// With `--tz`, a date label marks the column its local midnight falls in: columns of 6h
+/// start at 19:00 in New York, and the first holds the midnight of 01-05, not of 01-04.
+#[test]
+fn a_date_label_marks_the_column_of_its_local_midnight() {
+    let q = "select time(1h), count(*) group by 1";
+    let rows = hours("2026-01-05T00:00:00Z", 7 * 24, |_| 1);
+    let chart = draw_in("America/New_York", q, &rows, 40, 8);
+    assert!(chart.contains("each column 6h"), "{chart}");
+    let axis = chart.lines().last().unwrap();
+    assert!(axis.trim_start().starts_with("01-05"), "{chart}");
+    assert!(!axis.contains("01-04"), "{chart}");
+}
+
+/// Hours merged into days in a zone whose clocks change: a column is a local calendar day
+/// (of 23 hours on 03-29 in Paris, which has no row here and shows as a gap), the labels go
+/// on after the change, and the title names the zone at each end.
+#[test]
+fn merged_days_follow_the_local_calendar_across_a_change_of_the_clocks() {
+    let q = "select time(1h), count(*) group by 1";
+    // One row a day at 22:00 UTC (23:00 CET, then 00:00 CEST of the next day).
+    let rows: Vec<_> = hours("2026-03-01T00:00:00Z", 45 * 24, |_| 1)
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| i % 24 == 22)
+        .map(|(_, r)| r)
+        .collect();
+    let chart = draw_in("Europe/Paris", q, &rows, 80, 8);
+    assert!(chart.contains("each column 1d"), "{chart}");
+    assert!(
+        chart.contains("23:00 CET to 2026-04-15 00:00 CEST"),
+        "{chart}"
+    );
+    let bottom = plot(&chart, 3).last().unwrap().clone();
+    let gaps: Vec<usize> = (bottom.trim_end().chars().enumerate())
+        .filter(|&(_, c)| c == ' ')
+        .map(|(i, _)| i)
+        .collect();
+    // Columns from 03-01; 03-29 is the 29th.
+    assert_eq!(gaps, [28], "{chart}");
+    let axis = chart.lines().last().unwrap();
+    for day in ["03-02", "03-23", "03-30", "04-06"] {
+        assert!(axis.contains(day), "{day}: {chart}");
+    }
+}
+
+/// Labels less than a second apart carry the fraction (the same second twice would read as
+/// one), as does the title.
+#[test]
+fn labels_under_a_second_apart_show_the_fraction() {
+    let q = "select time(100ms), count(*) group by 1";
+    let rows: Vec<_> = (0..20)
+        .map(|i| {
+            vec![
+                s(&format!("2026-11-21T10:00:0{}.{}Z", i / 10, i % 10)),
+                n("1"),
+            ]
+        })
+        .collect();
+    let chart = draw(q, &rows, 80, 6);
+    assert!(chart.starts_with("count(*) per 100ms, 2026-11-21 10:00:00.0 to 10:00:01.9 UTC"));
+    let labels: Vec<&str> = chart.lines().last().unwrap().split_whitespace().collect();
+    assert_eq!(
+        labels,
+        ["10:00:00.0", "10:00:00.5", "10:00:01.0", "10:00:01.5"],
+        "{chart}"
+    );
+}
