@@ -291,7 +291,9 @@ pub(super) fn split(total: usize, neg: f64, pos: f64) -> Split {
         };
     }
     let worth = |n: usize| (neg / n as f64).max(pos / (total - n) as f64);
-    let cross = total as f64 * neg / (neg + pos);
+    // The share first, of halves: near the largest float, the sum of two magnitudes or a
+    // magnitude times the cells would be infinite.
+    let cross = total as f64 * ((neg / 2.0) / (neg / 2.0 + pos / 2.0));
     let floor = (cross.floor() as usize).clamp(1, total - 1);
     let ceil = (cross.ceil() as usize).clamp(1, total - 1);
     let n = if worth(ceil) <= worth(floor) {
@@ -300,10 +302,17 @@ pub(super) fn split(total: usize, neg: f64, pos: f64) -> Split {
         floor
     };
     let (neg_cells, pos_cells) = (n, total - n);
+    // (A full length past the largest float, by less than a cell's worth, is taken as it.)
     let (neg_full, pos_full) = if neg / neg_cells as f64 >= pos / pos_cells as f64 {
-        (neg, neg / neg_cells as f64 * pos_cells as f64)
+        (
+            neg,
+            (neg / neg_cells as f64 * pos_cells as f64).min(f64::MAX),
+        )
     } else {
-        (pos / pos_cells as f64 * neg_cells as f64, pos)
+        (
+            (pos / pos_cells as f64 * neg_cells as f64).min(f64::MAX),
+            pos,
+        )
     };
     Split {
         neg_cells,

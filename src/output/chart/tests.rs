@@ -792,3 +792,25 @@ fn labels_under_a_second_apart_show_the_fraction() {
         "{chart}"
     );
 }
+
+/// Magnitudes near the largest float are shared and drawn as any others: the sum of the two
+/// sides, or a side times its cells, must not become infinite on the way.
+#[test]
+fn both_signs_near_the_largest_float_share_the_cells_evenly() {
+    for big in [1e306, 1e307, 1e308, f64::MAX] {
+        let even = bars::split(40, big, big);
+        assert_eq!((even.neg_cells, even.pos_cells), (20, 20), "{big}");
+        assert!(
+            even.neg_full.is_finite() && even.pos_full.is_finite(),
+            "{big}"
+        );
+    }
+    let q = "select g, max(v) group by g";
+    let rows = [vec![s("a"), n("-1e308")], vec![s("b"), n("1e308")]];
+    let chart = draw(q, &rows, 50, 10);
+    let lens: Vec<usize> = (chart.lines().skip(1))
+        .map(|l| l.chars().filter(|&c| c == '█').count())
+        .collect();
+    assert_eq!(lens[0], lens[1], "{chart}");
+    assert!(lens[0] > 10, "{chart}");
+}
