@@ -202,16 +202,13 @@ pub(super) fn draw(
     let many = table.series.len() > 1;
     // The title: what, per what, when; then how columns merge and what was left out, on a
     // line of its own when the whole does not fit (and the height allows).
-    let mut words = String::new();
+    let mut what = String::new();
     if !many {
-        words.push_str(&table.series[0].name);
-        words.push(' ');
+        what.push_str(&table.series[0].name);
+        what.push(' ');
     }
-    words.push_str(&format!(
-        "per {}, {}",
-        duration(d),
-        span(spec, first, last, d)
-    ));
+    what.push_str(&format!("per {}", duration(d)));
+    let words = format!("{what}, {}", span(spec, first, last, d));
     let mut notes = Vec::new();
     if k > 1 {
         let mut note = format!("each column {}", duration(k * d));
@@ -230,10 +227,19 @@ pub(super) fn draw(
     } else {
         format!("{words}; {notes}")
     };
-    let titles = if one.width() <= width || height < 8 || notes.is_empty() {
+    let titles = if one.width() <= width || notes.is_empty() {
         vec![one]
-    } else {
+    } else if height >= 8 {
         vec![words, notes]
+    } else {
+        // One line, too short for both: what a column holds matters more than the span,
+        // which the time axis shows.
+        let without_span = format!("{what}; {notes}");
+        vec![if without_span.width() <= width {
+            without_span
+        } else {
+            one
+        }]
     };
     for text in &titles {
         let mut title = Line::new(width);

@@ -814,3 +814,19 @@ fn both_signs_near_the_largest_float_share_the_cells_evenly() {
     assert_eq!(lens[0], lens[1], "{chart}");
     assert!(lens[0] > 10, "{chart}");
 }
+
+/// A title that must be one line (seven lines or fewer) and does not fit keeps what a merged
+/// column holds, leaving out the span, which the time axis shows.
+#[test]
+fn a_short_chart_keeps_what_a_column_holds_in_its_title() {
+    let q = "select time(1m), count(*) group by 1";
+    let counts: Vec<(i64, &str)> = (0..200).map(|m| (m, "1")).collect();
+    let chart = draw(q, &minutes(&counts), 50, 7);
+    let title = chart.lines().next().unwrap();
+    assert_eq!(title, "count(*) per 1m; each column 5m, summed", "{chart}");
+    let tall = draw(q, &minutes(&counts), 50, 8);
+    assert!(
+        tall.starts_with("count(*) per 1m, 2026-11-21 10:00 to 13:19 UTC\n"),
+        "{tall}"
+    );
+}
