@@ -31,7 +31,7 @@ use crate::output::{self, Format, chart};
 /// array, `Headers['User-Agent']` for a key a bare name cannot spell), with the JSON types
 /// seen and in how many lines, the share of lines that have it, its distinct values (strings,
 /// numbers by value and booleans: `1.5` and `1.50` are one; exact up to 10,000, then an
-/// estimate shown as `~12.3K`) and the first value seen. A line whose value at a path is
+/// estimate shown as `~12.3K`) and the first of them seen. A line whose value at a path is
 /// `null` has the path (as `has(PATH)` says); `non_null` (in every format but the table)
 /// leaves those lines out, and is what `count(PATH)` counts.
 #[derive(Clone, Debug, clap::Args)]

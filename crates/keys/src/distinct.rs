@@ -206,16 +206,20 @@ pub fn value_prehash(tag: u8, text: &[u8]) -> u64 {
     }
 }
 
-/// The longest plain spelling of a number's value kept as such (see [`number_prehash`]).
-const PLAIN_MAX: usize = 64;
+/// The longest spelling without an exponent that [`number_prehash`] hashes as it is written
+/// (trailing zeros cut): at most 20 bytes hold at most 19 digits and 18 after the point, a
+/// value a decimal always holds exactly.
+const PLAIN_MAX: usize = 20;
 
 /// [`prehash`] of a valid JSON number by its value, as the query language counts distinct
-/// values: the spellings of one value (`1.5`, `1.50`, `15e-1`; `1000`, `1e3`; `0`, `-0`,
-/// `0.0`) hash alike. A value is hashed as its plain decimal spelling without a trailing zero
-/// in its fraction, nor the point of an empty one (`1.5`, `1000`, `0.0015`, `0`), or, when
-/// that would be longer than [`PLAIN_MAX`] bytes, as `DeE` (digits without leading or
-/// trailing zeros, then the exponent). The common numbers (an integer, or a fraction
-/// without an exponent) take no copy.
+/// values (`count_distinct`, `group by`): the spellings of one value (`1.5`, `1.50`,
+/// `15e-1`; `1000`, `1e3`; `0`, `-0`, `0.0`) hash alike. A value a decimal holds is hashed as
+/// its plain spelling without a trailing zero in its fraction, nor the point of an empty
+/// one (`1.5`, `1000`, `0.0015`, `0`); any other as the float nearest it, as the language
+/// holds it (so 40-digit integers that differ only past a float's precision are one value,
+/// `1e-400` is `0`, and every number too large for a float, of one sign, is one value).
+/// The common numbers (an integer, or a fraction without an exponent, of up to
+/// [`PLAIN_MAX`] bytes) take no copy.
 #[inline]
 pub fn number_prehash(text: &[u8]) -> u64 {
     let exponent = text.iter().any(|&b| b == b'e' || b == b'E');
@@ -234,88 +238,34 @@ pub fn number_prehash(text: &[u8]) -> u64 {
         }
         return prehash(TAG_NUMBER, t);
     }
-    let mut buf = Vec::with_capacity(PLAIN_MAX + 1);
-    canonical_number(text, &mut buf);
-    prehash(TAG_NUMBER, &buf)
+    prehash(TAG_NUMBER, canonical_number(text).as_bytes())
 }
 
-/// The spelling [`number_prehash`] hashes, of any valid JSON number, written to `out`.
-fn canonical_number(text: &[u8], out: &mut Vec<u8>) {
-    let (negative, rest) = match text {
-        [b'-', rest @ ..] => (true, rest),
-        _ => (false, text),
-    };
-    let mantissa_len = rest
-        .iter()
-        .position(|&b| b == b'e' || b == b'E')
-        .unwrap_or(rest.len());
-    let (mantissa, exp_text) = rest.split_at(mantissa_len);
-    // The exponent, saturated far beyond any spelling that fits PLAIN_MAX.
-    let mut exp: i64 = 0;
-    let (exp_negative, exp_digits) = match exp_text.get(1..) {
-        Some([b'-', d @ ..]) => (true, d),
-        Some([b'+', d @ ..]) => (false, d),
-        Some(d) => (false, d),
-        None => (false, &[][..]),
-    };
-    for &d in exp_digits {
-        exp = (exp * 10 + i64::from(d - b'0')).min(1 << 40);
-    }
-    if exp_negative {
-        exp = -exp;
-    }
-    // The digits, the point dropped: value = digits * 10^(exp - digits after the point).
-    let mut digits: Vec<u8> = Vec::with_capacity(mantissa.len());
-    let mut after_point = 0i64;
-    let mut seen_point = false;
-    for &b in mantissa {
-        if b == b'.' {
-            seen_point = true;
+/// The spelling [`number_prehash`] hashes, of any valid JSON number: a decimal's plain
+/// spelling, `inf` or `-inf`, or a float's bits after `f`.
+fn canonical_number(text: &[u8]) -> String {
+    let plain = |d: rust_decimal::Decimal| {
+        if d.is_zero() {
+            "0".to_string()
         } else {
-            digits.push(b);
-            after_point += i64::from(seen_point);
+            d.normalize().to_string()
         }
+    };
+    if let Ok(d) = ndq_scan::parse_decimal(text) {
+        return plain(d);
     }
-    exp -= after_point;
-    let lead = digits.iter().take_while(|&&d| d == b'0').count();
-    let digits = &digits[lead..];
-    let trail = digits.iter().rev().take_while(|&&d| d == b'0').count();
-    let digits = &digits[..digits.len() - trail];
-    exp += trail as i64;
-    out.clear();
-    if digits.is_empty() {
-        out.push(b'0');
-        return;
+    // A number no decimal holds: the float nearest it, or (its shortest spelling a decimal
+    // holds: `1e-400` is `0`) that decimal.
+    let f = std::str::from_utf8(text)
+        .ok()
+        .and_then(|s| s.parse::<f64>().ok())
+        .unwrap_or(f64::NAN);
+    if f.is_infinite() {
+        return if f > 0.0 { "inf" } else { "-inf" }.to_string();
     }
-    if negative {
-        out.push(b'-');
-    }
-    let n = digits.len() as i64;
-    // The plain spelling's length: sign, digits, zeros after them or before them, point.
-    let plain = out.len() as i64
-        + if exp >= 0 {
-            n + exp
-        } else if n + exp > 0 {
-            n + 1
-        } else {
-            2 + -(n + exp) + n
-        };
-    if plain > PLAIN_MAX as i64 {
-        out.extend_from_slice(digits);
-        out.push(b'e');
-        out.extend_from_slice(exp.to_string().as_bytes());
-    } else if exp >= 0 {
-        out.extend_from_slice(digits);
-        out.extend(std::iter::repeat_n(b'0', exp as usize));
-    } else if n + exp > 0 {
-        let (int, frac) = digits.split_at((n + exp) as usize);
-        out.extend_from_slice(int);
-        out.push(b'.');
-        out.extend_from_slice(frac);
-    } else {
-        out.extend_from_slice(b"0.");
-        out.extend(std::iter::repeat_n(b'0', -(n + exp) as usize));
-        out.extend_from_slice(digits);
+    match rust_decimal::Decimal::from_str_exact(&f.to_string()) {
+        Ok(d) if f.is_finite() => plain(d),
+        _ => format!("f{:016x}", f.to_bits()),
     }
 }
 
@@ -465,13 +415,7 @@ mod tests {
     #[test]
     fn numbers_hash_by_value_whatever_their_spelling() {
         let mut seen = std::collections::HashMap::new();
-        for digits in [
-            "1",
-            "15",
-            "7",
-            "123456789",
-            "1000000000000000000000000000001",
-        ] {
+        for digits in ["1", "15", "7", "123456789", "1000000001"] {
             for exp in [-40, -9, -3, -1, 0, 1, 2, 5, 40, 70] {
                 for negative in [false, true] {
                     let all = spellings(negative, digits, exp);
@@ -494,6 +438,15 @@ mod tests {
                 "{zero}"
             );
         }
+        // Past a decimal, values as the query language holds them: the nearest float.
+        let one = |a: &str, b: &str| number_prehash(a.as_bytes()) == number_prehash(b.as_bytes());
+        let forty = "1234567890123456789012345678901234567890";
+        assert!(one(forty, "1234567890123456789012345678901234567891"));
+        assert!(!one(forty, "1234567890123456789012345678901234567990000"));
+        assert!(one("1e400", "2e400") && one("-1e400", "-3E+999"));
+        assert!(!one("1e400", "-1e400") && !one("1e400", "1e308"));
+        assert!(one("1e-400", "0") && one("-1e-400", "0"));
+        assert!(one("1e29", "100000000000000000000000000000"));
         // The common spellings are hashed as they are, or cut.
         assert_eq!(number_prehash(b"200"), prehash(TAG_NUMBER, b"200"));
         assert_eq!(number_prehash(b"175.6400"), prehash(TAG_NUMBER, b"175.64"));

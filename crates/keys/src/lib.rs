@@ -21,7 +21,8 @@
 //!   element of it is an object with a `b`; such a line counts once however many elements
 //!   have it (for each type, once per line with an element of that type);
 //! - distinct values are the scalar values that are not null (strings compared after
-//!   unescaping, numbers as written: `1.0` and `1` are two values), counted exactly up to
+//!   unescaping, numbers by value as the query language holds them: `1.0` and `1` are one
+//!   value, and so are `1e400` and `2e400`), counted exactly up to
 //!   [`EXACT_LIMIT`] and estimated past it (HyperLogLog, standard error about 1.6%, the
 //!   estimate kept above the limit and, for a path not under an array, at most its lines
 //!   with a value); the example is the first of them, as its JSON text.
