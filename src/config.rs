@@ -148,11 +148,7 @@ impl Config {
         if format.binary() {
             binary_output(format, args.follow, env)?;
         }
-        let scanner = match (args.scanner, env.scanner.as_deref()) {
-            (Some(flag), _) => scanner(flag.name(), "--scanner")?,
-            (None, Some(name)) if !name.is_empty() => scanner(name, "NDQ_SCANNER")?,
-            (None, _) => Scanner::detect(),
-        };
+        let scanner = chosen_scanner(args.scanner, env)?;
         let time = time_options(&args, env)?;
         // As indicatif decides for a terminal (console's `is_dumb`): no bar when `TERM` is
         // unset or dumb.
@@ -323,6 +319,16 @@ pub fn inflate_whole(value: Option<&str>) -> Result<bool, String> {
         Some(other) => Err(format!(
             "NDQ_INFLATE: unknown value '{other}' (expected whole or stream)"
         )),
+    }
+}
+
+/// The scanner `--scanner` names (`flag`), else `NDQ_SCANNER` when set, else the best this
+/// CPU runs: the same choice for queries, `keys` and `bench`.
+pub fn chosen_scanner(flag: Option<crate::cli::ScannerArg>, env: &Env) -> Result<Scanner, String> {
+    match (flag, env.scanner.as_deref()) {
+        (Some(flag), _) => scanner(flag.name(), "--scanner"),
+        (None, Some(name)) if !name.is_empty() => scanner(name, "NDQ_SCANNER"),
+        (None, _) => Ok(Scanner::detect()),
     }
 }
 

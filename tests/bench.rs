@@ -346,6 +346,38 @@ select x where
     );
 }
 
+/// `NDQ_SCANNER` pins the scanner as it does for queries, `--scanner` over it, and a name
+/// it does not know is a usage error.
+#[test]
+fn the_scanner_comes_from_the_flag_then_the_environment() {
+    let run = |env: &str, extra: &[&str]| {
+        let mut cmd = assert_cmd::Command::new(env!("CARGO_BIN_EXE_ndq"));
+        cmd.env("NDQ_SCANNER", env)
+            .args(["bench", "--runs", "1", "--cases", path_arg(&cases())])
+            .args(extra)
+            .arg(path_arg(&sample()));
+        cmd.output().expect("ndq runs")
+    };
+    let scalar = run("scalar", &[]);
+    assert_exit(&scalar, 0, "NDQ_SCANNER=scalar");
+    assert!(
+        text(&scalar.stderr).contains("scanner scalar;"),
+        "{}",
+        text(&scalar.stderr)
+    );
+    // The flag wins: the variable is not even read.
+    let flag = run("sse9", &["--scanner", "scalar"]);
+    assert_exit(&flag, 0, "--scanner over NDQ_SCANNER");
+    assert!(
+        text(&flag.stderr).contains("scanner scalar;"),
+        "{}",
+        text(&flag.stderr)
+    );
+    let bad = run("sse9", &[]);
+    assert_exit(&bad, 2, "an unknown scanner");
+    assert!(text(&bad.stderr).contains("NDQ_SCANNER: unknown scanner 'sse9'"));
+}
+
 #[test]
 fn bench_usage_errors_exit_2() {
     let dir = tempfile::tempdir().expect("temp dir");

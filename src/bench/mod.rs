@@ -63,7 +63,7 @@ first pass then reads them back in 2 MiB pages.
 
 Environment: NDQ_PREFILTER=off makes the lazy engine parse and validate every line whole (the
 literal prefilter and deciding `where` before the rest of a line are on by default, as in ndq
-itself).
+itself); NDQ_SCANNER=auto|scalar|avx2 pins the scanner when --scanner is not given.
 
 Examples:
   ndq bench --cases testdata/cases.txt testdata/sample.ndjson
@@ -103,9 +103,10 @@ pub struct BenchArgs {
     #[arg(long, value_enum, default_value_t = Engines::Lazy)]
     engine: Engines,
 
-    /// Pin the JSON scanner (avx2 on a CPU without AVX2 is an error).
-    #[arg(long, value_enum, default_value_t = ScannerArg::Auto)]
-    scanner: ScannerArg,
+    /// Pin the JSON scanner (avx2 on a CPU without AVX2 is an error) [default: NDQ_SCANNER
+    /// when set, else auto].
+    #[arg(long, value_enum)]
+    scanner: Option<ScannerArg>,
 
     /// Worker threads [default: the number of CPUs].
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
@@ -165,8 +166,7 @@ pub fn main(args: Vec<OsString>) -> ExitCode {
 pub fn run(args: &BenchArgs) -> Result<(), Failure> {
     // The same probe of the environment as the main command's (config.rs).
     let env = crate::config::Env::probe();
-    let scanner =
-        crate::config::scanner(args.scanner.name(), "--scanner").map_err(Failure::usage)?;
+    let scanner = crate::config::chosen_scanner(args.scanner, &env).map_err(Failure::usage)?;
     let threads = match args.threads {
         Some(n) => n as usize,
         None => env.cores,
@@ -371,7 +371,7 @@ mod tests {
         assert_eq!(a.cases, PathBuf::from("c.txt"));
         assert_eq!((a.runs, a.warmup, a.percentile), (10, 1, 90.0));
         assert_eq!(a.engine, Engines::Lazy);
-        assert_eq!(a.scanner, ScannerArg::Auto);
+        assert_eq!(a.scanner, None);
         assert_eq!(a.threads, None);
         assert_eq!(a.output, ReportFormat::Table);
         assert_eq!(a.inputs, [PathBuf::from("a.ndjson"), PathBuf::from("dir")]);
@@ -400,7 +400,7 @@ mod tests {
         .expect("valid");
         assert_eq!((a.runs, a.warmup, a.percentile), (3, 0, 99.9));
         assert_eq!(a.engine.engines(), [Engine::Lazy, Engine::Serde]);
-        assert_eq!(a.scanner, ScannerArg::Scalar);
+        assert_eq!(a.scanner, Some(ScannerArg::Scalar));
         assert_eq!(a.threads, Some(2));
         assert_eq!(a.output, ReportFormat::Md);
         let j = parse(&["--cases", "c", "--output", "json", "--engine", "serde", "x"]).expect("ok");

@@ -18,7 +18,7 @@ use ndq_keys::{Collector, PathStats, Paths};
 use ndq_query::Value;
 
 use crate::cli::{ColorChoice, ScannerArg};
-use crate::config::{self, Env, scanner};
+use crate::config::{self, Env};
 use crate::driver::chunk::{ChunkOut, LineStep};
 use crate::driver::{self, Inputs, Mode, QueryFacts, RunOptions, Stats};
 use crate::exit::Failure;
@@ -120,12 +120,7 @@ pub fn main(args: KeysArgs, env: &Env, out: &mut dyn Write) -> Result<(), Failur
     if format.binary() {
         config::binary_output(format, false, env).map_err(Failure::usage)?;
     }
-    let scanner = match (args.scanner, env.scanner.as_deref()) {
-        (Some(flag), _) => scanner(flag.name(), "--scanner"),
-        (None, Some(name)) if !name.is_empty() => scanner(name, "NDQ_SCANNER"),
-        (None, _) => Ok(ndq_scan::Scanner::detect()),
-    }
-    .map_err(Failure::usage)?;
+    let scanner = config::chosen_scanner(args.scanner, env).map_err(Failure::usage)?;
     let smart = env.term.as_deref().is_some_and(|t| t != "dumb");
     let color_stdout = config::color(args.color, env.stdout_tty, env);
     let color_stderr = config::color(args.color, env.stderr_tty, env);
