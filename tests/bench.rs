@@ -319,6 +319,21 @@ fn bad_cases_are_reported_by_line_before_running() {
     assert!(!err.contains("ndq: bench: inputs"), "nothing ran\n{err}");
 }
 
+/// A query error's column is the column in the cases file, where an editor jumps to.
+#[test]
+fn a_bad_cases_column_counts_the_lines_indent() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let cases = dir.path().join("cases.txt");
+    std::fs::write(&cases, "select count(*)\n   select count(*) wher\n").expect("write");
+    let out = bench(&["--cases", path_arg(&cases), path_arg(&sample())]);
+    assert_exit(&out, 2, "a bad query is a usage error");
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("cases.txt:2: ") && err.contains("(column 20)"),
+        "{err}"
+    );
+}
+
 #[test]
 fn a_case_without_its_keyword_is_shown_the_query_it_meant() {
     let dir = tempfile::tempdir().expect("temp dir");

@@ -12,6 +12,9 @@ pub struct Case {
     pub line: usize,
     /// The query, without surrounding whitespace.
     pub query: String,
+    /// The line as written, but for trailing whitespace (and a byte-order mark): what is
+    /// compiled, so that a query error's column is the column in the file.
+    pub text: String,
     /// The query has a `limit`, so a run may stop reading early and its event and hit counts
     /// depend on where it stopped (chunk timing): they are not compared between engines.
     pub limited: bool,
@@ -27,6 +30,7 @@ pub fn parse(text: &str) -> Vec<Case> {
             (!query.is_empty() && !query.starts_with('#')).then(|| Case {
                 line: i + 1,
                 query: query.to_string(),
+                text: line.trim_end().to_string(),
                 limited: false,
             })
         })
@@ -43,7 +47,7 @@ pub fn compile_all<P, E: fmt::Display>(
     let mut plans = Vec::with_capacity(cases.len());
     let mut errors = Vec::new();
     for case in cases {
-        match compile(&case.query) {
+        match compile(&case.text) {
             Ok(plan) => plans.push(plan),
             // A query error's first line says what was wrong; the lines after it quote the
             // query with a caret under the column.
@@ -64,7 +68,8 @@ mod tests {
     fn case(line: usize, query: &str) -> Case {
         Case {
             line,
-            query: query.into(),
+            query: query.trim().into(),
+            text: query.trim_end().into(),
             limited: false,
         }
     }
@@ -81,7 +86,7 @@ mod tests {
             parse(text),
             [
                 case(2, "select Message where Elapsed > 200"),
-                case(6, "select count(*) from stream"),
+                case(6, "  select count(*) from stream"),
                 case(7, "select Message where Message = '#tag'"),
             ]
         );

@@ -221,18 +221,7 @@ mod tests {
     }
 
     fn cases() -> Vec<Case> {
-        vec![
-            Case {
-                line: 2,
-                query: "select Message where Elapsed > 200".into(),
-                limited: false,
-            },
-            Case {
-                line: 5,
-                query: "select count(*)".into(),
-                limited: false,
-            },
-        ]
+        crate::bench::cases::parse("\nselect Message where Elapsed > 200\n\n\nselect count(*)\n")
     }
 
     /// [`measure`] of `cases` on both engines without a bar: the results and the lines

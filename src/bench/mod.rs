@@ -191,7 +191,7 @@ pub fn run(args: &BenchArgs) -> Result<(), Failure> {
     let plans = cases::compile_all(&cases_name, &cases, |query| {
         ndq_query::Plan::compile(query).map_err(|e| {
             let time = ndq_query::TimeOptions::default();
-            match ndq_query::Plan::keyword_left_out(query, &time) {
+            match ndq_query::Plan::keyword_left_out(query.trim(), &time) {
                 Some(fixed) => format!("{e}\ndid you mean: {fixed}"),
                 None => e.to_string(),
             }
@@ -214,8 +214,8 @@ pub fn run(args: &BenchArgs) -> Result<(), Failure> {
     )?;
     if let Some(name) = exec.unrepeatable() {
         return Err(Failure::usage(format!(
-            "{name}: ndq bench reads its inputs once per run; standard input and pipes \
-             cannot be read again (save them to a file)"
+            "{name}: ndq bench reads its inputs once per run; standard input, pipes and \
+             devices cannot be read again (save them to a file)"
         )));
     }
     let loaded = exec.analyze()?;

@@ -172,9 +172,18 @@ pub fn share(share: Option<f64>) -> String {
     }
 }
 
-/// The `pNN` label of a percentile: `p90`, `p99.9`.
+/// The `pNN` label of a percentile: `p90`, `p99.9`; a long one to four decimals
+/// (`p33.3333`), a tiny one with an exponent (`p1.00e-300`), so a header stays a header.
 pub fn percentile_label(p: f64) -> String {
-    format!("p{p}")
+    let plain = p.to_string();
+    if plain.len() <= 8 {
+        format!("p{plain}")
+    } else if p >= 0.001 {
+        let fixed = format!("{p:.4}");
+        format!("p{}", fixed.trim_end_matches('0').trim_end_matches('.'))
+    } else {
+        format!("p{p:.2e}")
+    }
 }
 
 /// A ratio such as a speed-up: `4.21x`, `12.0x`, `150x`.
@@ -372,5 +381,8 @@ mod tests {
         assert_eq!(ratio(None), "-");
         assert_eq!(percentile_label(90.0), "p90");
         assert_eq!(percentile_label(99.9), "p99.9");
+        assert_eq!(percentile_label(0.0001), "p0.0001");
+        assert_eq!(percentile_label(100.0 / 3.0), "p33.3333");
+        assert_eq!(percentile_label(1e-300), "p1.00e-300");
     }
 }
