@@ -245,23 +245,31 @@ fn c_locale(fmt: &str, as_c: AsC) -> std::borrow::Cow<'_, str> {
 /// UTC, except for one day (days from midnight in the zone) and one week (weeks from Monday
 /// midnight in the zone). `None` for a duration that is not positive.
 pub(crate) fn bucket(ns: i128, every: i128, zone: &Zone) -> Option<i128> {
-    floor(ns, every, zone, every == DAY || every == WEEK)
+    floor(
+        ns,
+        every,
+        zone,
+        every == DAY || every == WEEK,
+        every == WEEK,
+    )
 }
 
-/// [`bucket`], but every multiple of a day counts local calendar days in the zone (a step of
-/// labels on a time axis: `2d` from a local midnight, as a reader of local dates counts).
+/// [`bucket`], but every multiple of a day counts local calendar days in the zone, and every
+/// multiple of a week counts from a Monday (a step of labels on a time axis: `2d` from a
+/// local midnight, `13w` from a Monday, as a reader of local dates counts).
 pub(crate) fn calendar_step(ns: i128, every: i128, zone: &Zone) -> Option<i128> {
-    floor(ns, every, zone, every % DAY == 0)
+    floor(ns, every, zone, every % DAY == 0, every % WEEK == 0)
 }
 
-/// `ns` floored to a multiple of `every` from the Unix epoch in UTC, or, when `local` and
-/// the zone is not UTC, to a multiple of `every`'s days counted in local calendar days.
-fn floor(ns: i128, every: i128, zone: &Zone, local: bool) -> Option<i128> {
+/// `ns` floored to a multiple of `every` from the Unix epoch in UTC (from Monday 1969-12-29
+/// when `weeks`), or, when `local` and the zone is not UTC, to a multiple of `every`'s days
+/// counted in local calendar days.
+fn floor(ns: i128, every: i128, zone: &Zone, local: bool, weeks: bool) -> Option<i128> {
     if every <= 0 {
         return None;
     }
     // 1970-01-01 was a Thursday: weeks count from Monday 1969-12-29.
-    let origin = if every == WEEK { -3 * DAY } else { 0 };
+    let origin = if weeks { -3 * DAY } else { 0 };
     if !local || zone.is_utc() {
         // In i64 when it fits (years 1677 to 2262): an i128 division is a library call.
         let since = ns - origin;

@@ -830,3 +830,29 @@ fn a_short_chart_keeps_what_a_column_holds_in_its_title() {
         "{tall}"
     );
 }
+
+/// Steps of weeks count from a Monday, as week columns do: over a year of days in weekly
+/// columns, every label is a Monday, the start of the column it marks.
+#[test]
+fn labels_weeks_apart_fall_on_mondays() {
+    let q = "select time(1d), count(*) group by 1";
+    let start = jiff::civil::date(2025, 1, 1);
+    let rows: Vec<_> = (0..365)
+        .map(|i| {
+            let d = start.checked_add(jiff::Span::new().days(i)).unwrap();
+            vec![s(&format!("{d}T00:00:00Z")), n("1")]
+        })
+        .collect();
+    let chart = draw(q, &rows, 60, 8);
+    assert!(chart.contains("each column 7d"), "{chart}");
+    let labels: Vec<&str> = chart.lines().last().unwrap().split_whitespace().collect();
+    assert!(labels.len() >= 3, "{chart}");
+    for label in labels {
+        let day: jiff::civil::Date = label.parse().unwrap();
+        assert_eq!(
+            day.weekday(),
+            jiff::civil::Weekday::Monday,
+            "{label}: {chart}"
+        );
+    }
+}
