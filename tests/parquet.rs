@@ -337,6 +337,27 @@ fn a_later_value_that_does_not_fit_is_an_error() {
     assert_same(&schema, &batches, &json_rows(query, &input));
 }
 
+/// A decimal's scale is the one its values are written with: prices written `10.00` for the
+/// first rows are a decimal of scale 2, which a later `10.25` fits; a number written as text
+/// is said to be text.
+#[test]
+fn decimals_keep_the_scale_they_are_written_with() {
+    let f = Fixture::new();
+    let mut log = "{\"p\":10.00}\n".repeat(65_536);
+    log.push_str("{\"p\":10.25}\n{\"p\":\"7\"}\n");
+    let input = f.write("prices.ndjson", log);
+    let query = "select p where p < 11";
+    let (schema, batches) = read_parquet(&binary("parquet", query, &input));
+    assert_eq!(types(&schema), [DataType::Decimal128(18, 2)]);
+    assert_same(&schema, &batches, &json_rows(query, &input));
+    let run = ndq(&["-o", "parquet", "select p"]).path(&input).run();
+    run.status(1).stderr_is(
+        "ndq: error: row 65538, column 'p': the text \"7\" does not fit the column's type \
+         DECIMAL(18,2), which the first 65536 rows gave it (write tostring(...) to have the \
+         column as text)\n",
+    );
+}
+
 #[test]
 fn empty_results_and_nulls() {
     let f = Fixture::new();

@@ -187,7 +187,7 @@ impl Batcher {
                 return Err(Error::new(ErrorKind::Misfit {
                     column: self.names[i].clone(),
                     row: number,
-                    value: cell.text().unwrap_or("null").to_string(),
+                    value: cell.described(),
                     column_type: self.types[i],
                     sample: self.decided_by,
                 }));

@@ -33,8 +33,8 @@ pub enum Cell<'a> {
     Null,
     /// A boolean.
     Bool(bool),
-    /// A number held exactly: `value × 10^-scale`, with no trailing zero after the point
-    /// (`1.50` is 15 and scale 1); `digits` is the number of digits of `value` (1 for 0).
+    /// A number held exactly: `value × 10^-scale`, at the scale it is written with (`1.50`
+    /// is 150 and scale 2); `digits` is the number of digits of `value` (1 for 0).
     Decimal {
         /// The digits, as an integer.
         value: i128,
@@ -101,6 +101,18 @@ impl<'a> Cell<'a> {
     }
 }
 
+impl Cell<'_> {
+    /// The value for a person: a text quoted (`the text "7"`, which a number column
+    /// cannot take though it reads as one), anything else as written (`the value 1.5`).
+    pub fn described(&self) -> String {
+        match self {
+            Cell::Text(t) => format!("the text {t:?}"),
+            Cell::Json(t) => format!("the JSON {t}"),
+            other => format!("the value {}", other.text().unwrap_or("null")),
+        }
+    }
+}
+
 /// A number's cell from its JSON text: a decimal when its digits fit [`MAX_DIGITS`].
 fn number(text: Cow<'_, str>) -> Cell<'_> {
     match exact(&text) {
@@ -118,12 +130,13 @@ fn number(text: Cow<'_, str>) -> Cell<'_> {
 }
 
 /// A JSON number (`-?int(.frac)?([eE][+-]?exp)?`) as `(value, scale, digits)` with
-/// `value × 10^-scale` equal to it, trailing zeros of the fraction dropped; `None` when it
-/// needs more than [`MAX_DIGITS`] digits (or a scale above that) or is not a JSON number.
+/// `value × 10^-scale` equal to it, at the scale it is written with (`1.50`: 150 and 2, so
+/// a column of prices written `10.00` is a decimal of scale 2, not whole numbers); `None`
+/// when it needs more than [`MAX_DIGITS`] digits (or a scale above that) or is not a JSON
+/// number.
 ///
 /// ```text
 /// digits := the digits of int and frac, leading zeros dropped; scale := len(frac) - exp
-/// while scale > 0 and digits end in 0: drop one, scale -= 1
 /// if scale < 0: append -scale zeros, scale := 0
 /// ```
 pub fn exact(text: &str) -> Option<(i128, u8, u8)> {
@@ -183,23 +196,23 @@ pub fn exact(text: &str) -> Option<(i128, u8, u8)> {
         value = value * 10i128.pow(zeros + 1) + i128::from(d);
         zeros = 0;
     }
-    // `value` holds the digits up to the last non-zero one; `zeros` follow it.
-    let mut scale = frac.len() as i64 - exp - i64::from(zeros);
-    if digits == 0 {
-        return Some((0, 0, 1));
-    }
-    if scale < 0 {
-        let shift = u32::try_from(-scale).ok()?;
-        if digits + shift > MAX_DIGITS {
-            return None;
-        }
-        value *= 10i128.pow(shift);
-        digits += shift;
-        scale = 0;
-    }
+    // `value` holds the digits up to the last non-zero one; `zeros` follow it. The scale is
+    // the one written (`1.50`: 2), or 0 for a whole number written with an exponent.
+    let written = frac.len() as i64 - exp;
+    let scale = written.max(0);
     if scale > i64::from(MAX_DIGITS) {
         return None;
     }
+    if digits == 0 {
+        return Some((0, scale as u8, 1));
+    }
+    // The trailing zeros back, and those an exponent adds to a whole number.
+    let shift = u32::try_from(i64::from(zeros) + (-written).max(0)).ok()?;
+    if digits + shift > MAX_DIGITS {
+        return None;
+    }
+    value *= 10i128.pow(shift);
+    digits += shift;
     Some((
         if negative { -value } else { value },
         scale as u8,
@@ -394,8 +407,10 @@ mod tests {
     #[test]
     fn exact_numbers() {
         assert_eq!(exact("0"), Some((0, 0, 1)));
-        assert_eq!(exact("-0.000"), Some((0, 0, 1)));
-        assert_eq!(exact("1.50"), Some((15, 1, 2)));
+        assert_eq!(exact("-0.000"), Some((0, 3, 1)));
+        assert_eq!(exact("1.50"), Some((150, 2, 3)));
+        assert_eq!(exact("10.00"), Some((1000, 2, 4)));
+        assert_eq!(exact("1.50e1"), Some((150, 1, 3)));
         assert_eq!(exact("-12.345"), Some((-12345, 3, 5)));
         assert_eq!(exact("0.05"), Some((5, 2, 1)));
         assert_eq!(exact("1e3"), Some((1000, 0, 4)));
@@ -410,11 +425,12 @@ mod tests {
         assert_eq!(exact("1e-400"), None);
         assert_eq!(exact(&"9".repeat(38)), Some((10i128.pow(38) - 1, 0, 38)));
         assert_eq!(exact(&"9".repeat(39)), None);
-        // Leading and trailing zeros are not significant.
+        // Leading zeros are not significant; trailing ones keep the scale written.
         assert_eq!(
             exact(&format!("0.{}1000", "0".repeat(30))),
-            Some((1, 31, 1))
+            Some((1000, 34, 4))
         );
+        assert_eq!(exact(&format!("1.{}", "0".repeat(38))), None);
         assert_eq!(exact("1e99999999999999999999"), None);
         for bad in ["", "-", "1.", ".5", "1e", "1e+", "abc", "1.2.3", "--1"] {
             assert_eq!(exact(bad), None, "{bad:?}");
@@ -429,9 +445,9 @@ mod tests {
         assert_eq!(
             cell(Value::RawNumber("1.50".into())),
             Cell::Decimal {
-                value: 15,
-                scale: 1,
-                digits: 2,
+                value: 150,
+                scale: 2,
+                digits: 3,
                 text: "1.50".into()
             }
         );
@@ -626,9 +642,10 @@ mod tests {
             let want = Decimal::from_scientific(&text).unwrap().normalize();
             let (value, scale, digits) = exact(&text).unwrap();
             let got = Decimal::from_i128_with_scale(value, u32::from(scale));
-            prop_assert_eq!(got, want);
+            prop_assert_eq!(got.normalize(), want);
             prop_assert_eq!(u32::from(digits), value.unsigned_abs().max(1).ilog10() + 1);
-            prop_assert!(scale == 0 || value % 10 != 0);
+            // The scale written: the fraction's digits less the exponent, none below zero.
+            prop_assert_eq!(i64::from(scale), (frac.len() as i64 - i64::from(exp)).max(0));
         }
 
         /// A row's cells come back from their bytes as they went in, however rows follow

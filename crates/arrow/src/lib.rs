@@ -60,7 +60,7 @@ pub enum ErrorKind {
         column: String,
         /// The row's number, from 1.
         row: u64,
-        /// The value, as text.
+        /// The value, for a person (`the value 1.5`, `the text "7"`).
         value: String,
         /// The column's type.
         column_type: ColumnType,
@@ -96,7 +96,7 @@ impl std::fmt::Display for Error {
             } => {
                 write!(
                     f,
-                    "row {row}, column '{column}': the value {value} does not fit the \
+                    "row {row}, column '{column}': {value} does not fit the \
                      column's type {column_type}, which the first {sample} rows gave it \
                      (write tostring(...) to have the column as text)"
                 )
