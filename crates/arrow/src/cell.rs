@@ -230,7 +230,7 @@ fn text(text: Cow<'_, str>) -> Cell<'_> {
 
 /// The instant of `YYYY-MM-DD(T|t| )HH:MM:SS(.fraction)?(Z|z|±HH:MM)` (a fraction of 1 to 9
 /// digits), in nanoseconds since the epoch, if it has that form, is a valid time, and lies
-/// within an `i64` of nanoseconds. A leap second (`:60`) is read as `:59`, as `datetime`
+/// within an `i64` of nanoseconds ([`in_timestamp_range`]). A leap second (`:60`) is read as `:59`, as `datetime`
 /// reads it: this is the query engine's reader of that form ([`Stamp::fixed`]), so a column
 /// of times holds the instants the query compared and bucketed. A finer fraction, which
 /// `datetime` reads to the nanosecond, is not taken: a timestamp cell would drop its last
@@ -246,7 +246,15 @@ pub fn rfc3339(text: &str) -> Option<i64> {
     if digits > 9 {
         return None;
     }
-    i64::try_from(Stamp::fixed(text.as_bytes())?.instant).ok()
+    i64::try_from(Stamp::fixed(text.as_bytes())?.instant)
+        .ok()
+        .filter(|&n| in_timestamp_range(n))
+}
+
+/// Whether `n` nanoseconds make a timestamp cell: any `i64` but its ends, `i64::MAX` and
+/// `-i64::MAX` (and `i64::MIN`), which DuckDB reads as `infinity` and `-infinity`.
+pub fn in_timestamp_range(n: i64) -> bool {
+    -i64::MAX < n && n < i64::MAX
 }
 
 const NULL: u8 = 0;
@@ -495,6 +503,11 @@ mod tests {
         assert_eq!(t("1970-01-01T00:00:00.123456789Z"), Some(123_456_789));
         assert_eq!(t("1970-01-01T00:00:00.1234567-00:00"), Some(123_456_700));
         assert_eq!(t("2016-12-31T23:59:60Z"), t("2016-12-31T23:59:59Z"));
+        // The range's ends but the two DuckDB reads as infinities.
+        assert_eq!(t("2262-04-11T23:47:16.854775806Z"), Some(i64::MAX - 1));
+        assert_eq!(t("2262-04-11T23:47:16.854775807Z"), None);
+        assert_eq!(t("1677-09-21T00:12:43.145224194Z"), Some(-i64::MAX + 1));
+        assert_eq!(t("1677-09-21T00:12:43.145224193Z"), None);
         // Not this strict form: no offset, no seconds, a date alone, trailing text.
         for text in [
             "1970-01-01T00:00:00",
@@ -604,7 +617,9 @@ mod tests {
         } else {
             text.parse::<jiff::Timestamp>()
         };
-        i64::try_from(parsed.ok()?.as_nanosecond()).ok()
+        i64::try_from(parsed.ok()?.as_nanosecond())
+            .ok()
+            .filter(|&n| in_timestamp_range(n))
     }
 
     proptest! {
