@@ -56,10 +56,10 @@ counts are not compared between engines.
 
 Comparing runs: the inputs are read from the page cache, and on Linux the size of its pages
 moves every figure (run times by 11-24% on the generated logs). Where the kernel allows it
-(README, Performance), a file ndq reads from disk is cached in 2 MiB pages; a file just
-written, or read by other programs, may be in smaller ones. To compare builds or machines,
-drop the inputs from the cache first (`sync FILE && dd if=FILE iflag=nocache count=0`): the
-first pass then reads them back in 2 MiB pages.
+(transparent huge pages on `madvise` or `always`), a file ndq reads from disk is cached in
+2 MiB pages; a file just written, or read by other programs, may be in smaller ones. To
+compare builds or machines, drop the inputs from the cache first (`sync FILE && dd if=FILE
+iflag=nocache count=0`): the first pass then reads them back in 2 MiB pages.
 
 Environment: NDQ_PREFILTER=off makes the lazy engine parse and validate every line whole (the
 literal prefilter and deciding `where` before the rest of a line are on by default, as in ndq
@@ -117,7 +117,8 @@ pub struct BenchArgs {
     #[arg(short = 'o', long = "output", value_enum, default_value_t = ReportFormat::Table)]
     output: ReportFormat,
 
-    /// Files or directories to read (the same inputs as `ndq`).
+    /// Files or directories to read, as `ndq` reads them (not standard input: every run reads
+    /// the inputs again).
     #[arg(value_name = "INPUT", required = true, value_parser = crate::cli::input_path())]
     inputs: Vec<PathBuf>,
 }

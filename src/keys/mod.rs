@@ -33,7 +33,8 @@ use crate::output::{self, Format, chart};
 /// numbers by value and booleans: `1.5` and `1.50` are one; exact up to 10,000, then an
 /// estimate shown as `~12.3K`) and the first of them seen. A line whose value at a path is
 /// `null` has the path (as `has(PATH)` says); `non_null` (in every format but the table)
-/// leaves those lines out, and is what `count(PATH)` counts.
+/// leaves those lines out, and is what `count(PATH)` counts; `distinct_exact` says whether
+/// `distinct` is exact or an estimate. In a table the example is cut to 40 characters.
 #[derive(Clone, Debug, clap::Args)]
 pub struct KeysArgs {
     /// Files or directories to read; `-` or none for standard input.
