@@ -319,6 +319,21 @@ fn bad_cases_are_reported_by_line_before_running() {
     assert!(!err.contains("ndq: bench: inputs"), "nothing ran\n{err}");
 }
 
+/// `--cases -` reads the queries from standard input (the inputs cannot be read from it).
+#[test]
+fn cases_can_come_from_standard_input() {
+    let out = assert_cmd::Command::new(env!("CARGO_BIN_EXE_ndq"))
+        .args(["bench", "--runs", "1", "-o", "json", "--cases", "-"])
+        .arg(path_arg(&sample()))
+        .write_stdin("# from a pipe\nselect count(*) where Elapsed > 200\n")
+        .output()
+        .expect("ndq runs");
+    assert_exit(&out, 0, "cases from standard input");
+    let rows: Vec<&str> = text(&out.stdout).lines().collect();
+    assert_eq!(rows.len(), 1, "{}", text(&out.stdout));
+    assert!(rows[0].contains("\"hits\":41"), "{}", rows[0]);
+}
+
 /// A query error's column is the column in the cases file, where an editor jumps to.
 #[test]
 fn a_bad_cases_column_counts_the_lines_indent() {

@@ -29,7 +29,7 @@ mod report;
 mod stats;
 
 use std::ffi::OsString;
-use std::io::{self, Write};
+use std::io::{self, Read, Write};
 use std::path::PathBuf;
 
 use anyhow::Context as _;
@@ -82,7 +82,8 @@ Exit status: 0 ok, 1 runtime error, 2 usage error or a bad query in the cases fi
     after_long_help = AFTER_HELP
 )]
 pub struct BenchArgs {
-    /// File of queries, one per line (blank lines and `#` comments are skipped).
+    /// File of queries, one per line (blank lines and `#` comments are skipped); `-` reads
+    /// them from standard input.
     #[arg(long, value_name = "FILE")]
     cases: PathBuf,
 
@@ -177,7 +178,15 @@ pub fn run(args: &BenchArgs) -> Result<(), Failure> {
         crate::config::inflate_whole(env.inflate.as_deref()).map_err(Failure::usage)?;
 
     let cases_name = args.cases.display().to_string();
-    let bytes = std::fs::read(&args.cases).map_err(|e| anyhow::anyhow!("{cases_name}: {e}"))?;
+    let bytes = if args.cases.as_os_str() == "-" {
+        let mut bytes = Vec::new();
+        io::stdin()
+            .read_to_end(&mut bytes)
+            .map(|_| bytes)
+            .map_err(|e| anyhow::anyhow!("{cases_name} (standard input): {e}"))?
+    } else {
+        std::fs::read(&args.cases).map_err(|e| anyhow::anyhow!("{cases_name}: {e}"))?
+    };
     let text = String::from_utf8(bytes).map_err(|e| {
         let line = 1 + e.as_bytes()[..e.utf8_error().valid_up_to()]
             .iter()
