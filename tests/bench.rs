@@ -286,16 +286,19 @@ fn table_and_markdown_reports() {
     }
 }
 
+/// Run `ndq bench` over the sample with a cases file (`cases.txt`) that holds `cases`.
+fn bench_cases(cases: &str) -> Output {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("cases.txt");
+    std::fs::write(&path, cases).expect("write cases");
+    bench(&["--cases", path_arg(&path), path_arg(&sample())])
+}
+
 #[test]
 fn bad_cases_are_reported_by_line_before_running() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let cases = dir.path().join("cases.txt");
-    std::fs::write(
-        &cases,
+    let out = bench_cases(
         "# comment\nselect Message\n\nselect Message frm stream\nselect count(*)\nselect x where\n",
-    )
-    .expect("write cases");
-    let out = bench(&["--cases", path_arg(&cases), path_arg(&sample())]);
+    );
     assert_exit(&out, 2, "a bad query is a usage error");
     assert_eq!(text(&out.stdout), "");
     let err = text(&out.stderr);
@@ -337,10 +340,7 @@ fn cases_can_come_from_standard_input() {
 /// A query error's column is the column in the cases file, where an editor jumps to.
 #[test]
 fn a_bad_cases_column_counts_the_lines_indent() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let cases = dir.path().join("cases.txt");
-    std::fs::write(&cases, "select count(*)\n   select count(*) wher\n").expect("write");
-    let out = bench(&["--cases", path_arg(&cases), path_arg(&sample())]);
+    let out = bench_cases("select count(*)\n   select count(*) wher\n");
     assert_exit(&out, 2, "a bad query is a usage error");
     let err = text(&out.stderr);
     assert!(
@@ -351,17 +351,7 @@ fn a_bad_cases_column_counts_the_lines_indent() {
 
 #[test]
 fn a_case_without_its_keyword_is_shown_the_query_it_meant() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let cases = dir.path().join("cases.txt");
-    std::fs::write(
-        &cases,
-        "select count(*)
-Elapsed > 200
-select x where
-",
-    )
-    .expect("write");
-    let out = bench(&["--cases", path_arg(&cases), path_arg(&sample())]);
+    let out = bench_cases("select count(*)\nElapsed > 200\nselect x where\n");
     assert_exit(&out, 2, "a bad query is a usage error");
     let err = text(&out.stderr);
     let hints: Vec<&str> = err.lines().filter(|l| l.contains("did you mean")).collect();
@@ -410,10 +400,7 @@ fn the_scanner_comes_from_the_flag_then_the_environment() {
 
 #[test]
 fn bench_usage_errors_exit_2() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let empty = dir.path().join("empty.txt");
-    std::fs::write(&empty, "# nothing here\n\n").expect("write");
-    let out = bench(&["--cases", path_arg(&empty), path_arg(&sample())]);
+    let out = bench_cases("# nothing here\n\n");
     assert_exit(&out, 2, "a cases file without queries");
     assert!(
         text(&out.stderr).contains("no queries"),
@@ -443,6 +430,7 @@ fn bench_usage_errors_exit_2() {
         assert_eq!(text(&out.stdout), "");
     }
 
+    let dir = tempfile::tempdir().expect("temp dir");
     let missing = dir.path().join("missing.txt");
     let out = bench(&["--cases", path_arg(&missing), path_arg(&sample())]);
     assert_exit(&out, 1, "an unreadable cases file is a runtime error");

@@ -10,14 +10,19 @@ use std::fmt;
 pub struct Case {
     /// 1-based line number in the cases file.
     pub line: usize,
-    /// The query, without surrounding whitespace.
-    pub query: String,
     /// The line as written, but for trailing whitespace (and a byte-order mark): what is
     /// compiled, so that a query error's column is the column in the file.
     pub text: String,
     /// The query has a `limit`, so a run may stop reading early and its event and hit counts
     /// depend on where it stopped (chunk timing): they are not compared between engines.
     pub limited: bool,
+}
+
+impl Case {
+    /// The query, without the line's indent.
+    pub fn query(&self) -> &str {
+        self.text.trim_start()
+    }
 }
 
 /// The queries of a cases file, in file order.
@@ -29,7 +34,6 @@ pub fn parse(text: &str) -> Vec<Case> {
             let query = line.trim();
             (!query.is_empty() && !query.starts_with('#')).then(|| Case {
                 line: i + 1,
-                query: query.to_string(),
                 text: line.trim_end().to_string(),
                 limited: false,
             })
@@ -68,7 +72,6 @@ mod tests {
     fn case(line: usize, query: &str) -> Case {
         Case {
             line,
-            query: query.trim().into(),
             text: query.trim_end().into(),
             limited: false,
         }

@@ -122,7 +122,7 @@ pub fn measure<W: Write>(
         let mut result = CaseResult {
             number,
             line: case.line,
-            query: case.query.clone(),
+            query: case.query().to_string(),
             results: Vec::with_capacity(engines.len()),
         };
         for ((&engine, times), counts) in engines.iter().zip(times).zip(counts) {

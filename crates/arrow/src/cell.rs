@@ -230,8 +230,8 @@ fn text(text: Cow<'_, str>) -> Cell<'_> {
 
 /// The instant of `YYYY-MM-DD(T|t| )HH:MM:SS(.fraction)?(Z|z|±HH:MM)` (a fraction of 1 to 9
 /// digits), in nanoseconds since the epoch, if it has that form, is a valid time, and lies
-/// within an `i64` of nanoseconds ([`in_timestamp_range`]). A leap second (`:60`) is read as `:59`, as `datetime`
-/// reads it: this is the query engine's reader of that form ([`Stamp::fixed`]), so a column
+/// within an `i64` of nanoseconds ([`in_timestamp_range`]). A leap second (`:60`) is read
+/// as `:59`, as `datetime` reads it: this is the query engine's reader of that form ([`Stamp::fixed`]), so a column
 /// of times holds the instants the query compared and bucketed. A finer fraction, which
 /// `datetime` reads to the nanosecond, is not taken: a timestamp cell would drop its last
 /// digits, so it stays text.

@@ -244,7 +244,7 @@ pub fn number_prehash(text: &[u8]) -> u64 {
 /// The spelling [`number_prehash`] hashes, of any valid JSON number: a decimal's plain
 /// spelling, `inf` or `-inf`, or a float's bits after `f`.
 fn canonical_number(text: &[u8]) -> String {
-    let plain = |d: rust_decimal::Decimal| {
+    let plain = |d: ndq_scan::Decimal| {
         if d.is_zero() {
             "0".to_string()
         } else {
@@ -263,9 +263,9 @@ fn canonical_number(text: &[u8]) -> String {
     if f.is_infinite() {
         return if f > 0.0 { "inf" } else { "-inf" }.to_string();
     }
-    match rust_decimal::Decimal::from_str_exact(&f.to_string()) {
-        Ok(d) if f.is_finite() => plain(d),
-        _ => format!("f{:016x}", f.to_bits()),
+    match ndq_scan::float_as_decimal(f) {
+        Some(d) => plain(d),
+        None => format!("f{:016x}", f.to_bits()),
     }
 }
 

@@ -186,33 +186,45 @@ fn minute_offset(off: Offset) -> Offset {
 /// `strftime(ns, fmt)` in the zone (UTC when none); `None` when the format is invalid.
 pub(crate) fn strftime(ns: i128, fmt: &str, zone: &Zone) -> Option<String> {
     let zoned = timestamp(ns)?.to_zoned(zone.tz());
-    let year = i64::from(zoned.year());
-    let c = AsC {
-        seconds: ns.div_euclid(SECOND),
-        century: year.div_euclid(100),
-        year: year.rem_euclid(100),
-        week_year: i64::from(zoned.date().iso_week_date().year()).rem_euclid(100),
-    };
+    let c = AsC { ns, zoned: &zoned };
     jiff::fmt::strtime::format(c_locale(fmt, c).as_ref(), &zoned).ok()
 }
 
 /// What C's `strftime` writes for `%s` (the whole seconds since the epoch, rounded down:
 /// `-1` half a second before 1970), `%C` (the century, two digits at least: `09` in 999),
 /// and `%y` and `%g` (the year and the ISO week-based year within their century, `00` to
-/// `99` even before year 0: `94` in -6), where jiff writes otherwise.
+/// `99` even before year 0: `94` in -6), where jiff writes otherwise; each worked out only
+/// when the format has it.
 #[derive(Clone, Copy)]
-struct AsC {
-    seconds: i128,
-    century: i64,
-    year: i64,
-    week_year: i64,
+struct AsC<'z> {
+    ns: i128,
+    zoned: &'z jiff::Zoned,
+}
+
+impl AsC<'_> {
+    fn seconds(self) -> i128 {
+        self.ns.div_euclid(SECOND)
+    }
+
+    fn century(self) -> i64 {
+        i64::from(self.zoned.year()).div_euclid(100)
+    }
+
+    fn year(self) -> i64 {
+        i64::from(self.zoned.year()).rem_euclid(100)
+    }
+
+    fn week_year(self) -> i64 {
+        i64::from(self.zoned.date().iso_week_date().year()).rem_euclid(100)
+    }
 }
 
 /// `fmt` with the directives whose output depends on a locale written out as C's `strftime`
 /// writes them in the C locale (`%c` `Sun Jan  4 07:05:09 2026`, `%x` `01/04/26`, `%r`
 /// `07:05:09 AM`), where jiff has forms of its own, and `%s`, `%C`, `%y` and `%g` as
-/// [`AsC`] says; every other directive, `%%` and directives with a flag among them, is left to jiff.
-fn c_locale(fmt: &str, as_c: AsC) -> std::borrow::Cow<'_, str> {
+/// [`AsC`] says; every other directive, `%%` and directives with a flag among them, is left
+/// to jiff.
+fn c_locale<'f>(fmt: &'f str, as_c: AsC<'_>) -> std::borrow::Cow<'f, str> {
     if !fmt.contains('%') {
         return fmt.into();
     }
@@ -225,12 +237,12 @@ fn c_locale(fmt: &str, as_c: AsC) -> std::borrow::Cow<'_, str> {
         }
         match chars.next() {
             Some('c') => out.push_str("%a %b %e %H:%M:%S %Y"),
-            Some('x') => out.push_str(&format!("%m/%d/{:02}", as_c.year)),
+            Some('x') => out.push_str(&format!("%m/%d/{:02}", as_c.year())),
             Some('r') => out.push_str("%I:%M:%S %p"),
-            Some('s') => out.push_str(&as_c.seconds.to_string()),
-            Some('C') => out.push_str(&format!("{:02}", as_c.century)),
-            Some('y') => out.push_str(&format!("{:02}", as_c.year)),
-            Some('g') => out.push_str(&format!("{:02}", as_c.week_year)),
+            Some('s') => out.push_str(&as_c.seconds().to_string()),
+            Some('C') => out.push_str(&format!("{:02}", as_c.century())),
+            Some('y') => out.push_str(&format!("{:02}", as_c.year())),
+            Some('g') => out.push_str(&format!("{:02}", as_c.week_year())),
             Some(d) => {
                 out.push('%');
                 out.push(d);

@@ -80,8 +80,7 @@ impl Num {
     pub fn as_decimal(self) -> Option<Decimal> {
         match self {
             Num::Dec(d) => Some(d),
-            Num::Float(f) if f.is_finite() => Decimal::from_str_exact(&f.to_string()).ok(),
-            Num::Float(_) => None,
+            Num::Float(f) => ndq_scan::float_as_decimal(f),
         }
     }
 

@@ -72,7 +72,7 @@ use std::borrow::Cow;
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-pub use number::{NotDecimal, decimal_parts, parse_decimal};
+pub use number::{NotDecimal, decimal_parts, float_as_decimal, parse_decimal};
 pub use rust_decimal::Decimal;
 pub use state::DEPTH_LIMIT;
 pub use state::Kind as TokenKind;

@@ -171,6 +171,16 @@ pub fn parse_decimal(text: &[u8]) -> Result<Decimal, NotDecimal> {
     general(text)
 }
 
+/// The decimal a float stands for when its shortest spelling is one a decimal holds exactly
+/// (`0.1` is 0.1; `1e-400`, read as 0.0, is 0); `None` for a float no decimal holds (`1e40`,
+/// an infinity). How a number no decimal holds as written is compared, grouped and counted.
+pub fn float_as_decimal(f: f64) -> Option<Decimal> {
+    if !f.is_finite() {
+        return None;
+    }
+    Decimal::from_str_exact(&f.to_string()).ok()
+}
+
 /// The exact Decimal of a valid JSON number, or `None` (see the module docs).
 pub(crate) fn to_decimal(b: &[u8]) -> Option<Decimal> {
     parse_decimal(b).ok()

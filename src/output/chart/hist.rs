@@ -488,10 +488,13 @@ fn ticks(spec: &Spec, first: i128, d: i128, columns: Columns, room: usize) -> Ve
     } = columns;
     let col = k * d;
     let base = first - offset * d;
-    let start = |g: usize| column_start(spec, g, base, col);
+    // Where each column starts, and the end of the last.
+    let starts: Vec<i128> = (0..=groups)
+        .map(|g| column_start(spec, g, base, col))
+        .collect();
     let plot_w = (groups * cell_w).min(room);
     let year = |t| spec.zone.strftime(t, "%Y");
-    let years = year(first) != year(start(groups.saturating_sub(1)));
+    let years = year(first) != year(starts[groups.saturating_sub(1)]);
     let steps = ROUND
         .iter()
         .copied()
@@ -513,10 +516,10 @@ fn ticks(spec: &Spec, first: i128, d: i128, columns: Columns, room: usize) -> Ve
             }
             // The last start of a step within the column, a local midnight for steps of
             // days in a zone: the label marks the column it falls in and names it.
-            let Some(t) = spec.zone.calendar_start(start(g + 1) - 1, step) else {
+            let Some(t) = spec.zone.calendar_start(starts[g + 1] - 1, step) else {
                 continue;
             };
-            if t >= start(g)
+            if t >= starts[g]
                 && let Some(text) = spec.zone.strftime(t, format)
             {
                 free = x + text.width() + 2;
@@ -532,7 +535,7 @@ fn ticks(spec: &Spec, first: i128, d: i128, columns: Columns, room: usize) -> Ve
         for g in (0..groups).step_by(every) {
             let x = g * cell_w;
             if x + label_w <= plot_w.max(label_w)
-                && let Some(text) = spec.zone.strftime(start(g), format)
+                && let Some(text) = spec.zone.strftime(starts[g], format)
             {
                 even.push((x, text));
             }
@@ -546,12 +549,8 @@ fn ticks(spec: &Spec, first: i128, d: i128, columns: Columns, room: usize) -> Ve
 /// more, or a day or more apart over more than one year (`12-29` then `12-28` would read
 /// backwards).
 fn label_format(step: i128, years: bool) -> &'static str {
-    if step < SECOND {
-        fraction_format(step)
-    } else if step < MINUTE {
-        "%H:%M:%S"
-    } else if step < DAY {
-        "%H:%M"
+    if step < DAY {
+        time_of_day(step)
     } else if step >= 28 * DAY || years {
         "%Y-%m-%d"
     } else {
@@ -559,10 +558,15 @@ fn label_format(step: i128, years: bool) -> &'static str {
     }
 }
 
-/// A time of day with the fraction of a second a step of `step` (under a second) needs:
-/// `10:00:00.5` for steps of 100 ms and more, `10:00:00.25` of 10 ms, else milliseconds.
-fn fraction_format(step: i128) -> &'static str {
-    if step % (SECOND / 10) == 0 {
+/// The strftime format of a time of day `step` (under a day) apart: to the minute, the
+/// second, or the fraction of a second the step needs (`10:00:00.5` for steps of 100 ms and
+/// more, `10:00:00.25` of 10 ms, else milliseconds).
+fn time_of_day(step: i128) -> &'static str {
+    if step >= MINUTE {
+        "%H:%M"
+    } else if step >= SECOND {
+        "%H:%M:%S"
+    } else if step % (SECOND / 10) == 0 {
         "%H:%M:%S%.1f"
     } else if step % (SECOND / 100) == 0 {
         "%H:%M:%S%.2f"
@@ -575,15 +579,7 @@ fn fraction_format(step: i128) -> &'static str {
 /// between them ("2026-03-01 to 2026-04-15 CET to CEST" would read as one zone, so:
 /// "2026-03-01 CET to 2026-04-15 CEST").
 fn span(spec: &Spec, first: i128, last: i128, d: i128) -> String {
-    let time = if d < SECOND {
-        fraction_format(d)
-    } else if d < MINUTE {
-        "%H:%M:%S"
-    } else if d < DAY {
-        "%H:%M"
-    } else {
-        "%Y-%m-%d"
-    };
+    let time = if d < DAY { time_of_day(d) } else { "%Y-%m-%d" };
     let date = if d < DAY {
         format!("%Y-%m-%d {time}")
     } else {
