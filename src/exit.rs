@@ -3,7 +3,8 @@
 //!
 //! The statuses (DEVELOPERS.md): 0 ok (also when stdout is a pipe closed early, as by
 //! `| head`), 1 runtime error, 2 usage or query error. Nothing else in the program calls
-//! `process::exit` or builds a status.
+//! `process::exit` or builds a status, but for the SIGBUS handler of `driver::map_window`
+//! (a file truncated under its map: status 1, from inside the handler).
 
 use std::io::{self, Write as _};
 

@@ -664,6 +664,58 @@ fn compressed_standard_input_is_decompressed() {
         .stdout_is("1\n");
 }
 
+/// A file truncated in place while its mapped window is being scanned (logrotate's
+/// copytruncate at the wrong moment) is a runtime error with a message, not a death by
+/// SIGBUS: the file is cut to nothing once ndq has it mapped, in the middle of a scan that
+/// takes far longer than the wait for the map.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_file_truncated_during_its_scan_is_an_error_with_a_message() {
+    use crate::util::{wait_exit, wait_for};
+    let f = Fixture::new();
+    let line = format!("{{\"Message\":\"{}\",\"Elapsed\":5}}\n", "x".repeat(200));
+    let path = f.write("app.ndjson", line.repeat(400_000));
+    let err = std::fs::File::create(f.path("err.txt")).unwrap();
+    // The serde engine on one thread: some 90 MB take it a good part of a second.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ndq"))
+        .args([
+            "--threads",
+            "1",
+            "--engine",
+            "serde",
+            "-o",
+            "raw",
+            "select count(*)",
+        ])
+        .arg(&path)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(err)
+        .spawn()
+        .expect("ndq starts");
+    let maps = format!("/proc/{}/maps", child.id());
+    let name = path.display().to_string();
+    wait_for(
+        "ndq to map the file",
+        || std::fs::read_to_string(&maps).unwrap_or_default(),
+        |m| m.contains(&name),
+    );
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&path)
+        .and_then(|file| file.set_len(0))
+        .expect("truncate");
+    let status = wait_exit(&mut child, "ndq to stop", String::new);
+    let stderr = std::fs::read_to_string(f.path("err.txt")).unwrap_or_default();
+    assert_eq!(status.code(), Some(1), "{status:?}: {stderr}");
+    // Cut during the scan (the handler's message), or between two windows (the check's).
+    assert!(
+        stderr.starts_with("ndq: error: ")
+            && (stderr.contains("cut short while it was read") || stderr.contains("shrank")),
+        "{stderr}"
+    );
+}
+
 /// A `.gz` cut short (one still being written) gives every complete line before the cut,
 /// then the error: the same rows in every run, at any thread count, streamed or inflated
 /// whole.

@@ -666,8 +666,9 @@ where
         while start < span.end {
             // A file cut short while it is read (logrotate's copytruncate) would make the
             // mapped pages past its new end fault (SIGBUS): look before each window, and stop
-            // with an error instead. (A cut during a window's own scan is not caught.) The
-            // first window comes right after the length was read.
+            // with an error naming the file instead. (A cut during a window's own scan is
+            // caught by `map_window`'s handler, which cannot name it.) The first window comes
+            // right after the length was read.
             let now = if start == 0 {
                 len
             } else {
@@ -1339,6 +1340,41 @@ pub(crate) fn map_window(file: &File, offset: u64, len: usize) -> io::Result<Mma
     // `crate::inflate` while its members are inflated (its reader thread drops the map at
     // the file's end); standard input, pipes and zstd files are never mapped.
     let map = unsafe { MmapOptions::new().offset(offset).len(len).map(file) }?;
+    // That SIGBUS would end ndq with status 135 and no word said. So, before the first map
+    // is read, a handler takes its place: it says what happened and exits with 1, as for a
+    // cut seen between windows. A fault comes from a read of a mapped file (nothing else in
+    // ndq maps memory that a fault can hit), and there is no way to go on reading: the
+    // pages are gone.
+    #[cfg(unix)]
+    {
+        static ONCE: std::sync::Once = std::sync::Once::new();
+        ONCE.call_once(|| {
+            use std::io::IsTerminal as _;
+            macro_rules! cut {
+                () => {
+                    "ndq: error: an input file was cut short while it was read (truncated in \
+                     place, as by logrotate's copytruncate?); the results are incomplete\n"
+                };
+            }
+            // After a progress bar's line, on a new one.
+            let message: &'static [u8] = if io::stderr().is_terminal() {
+                concat!("\n", cut!()).as_bytes()
+            } else {
+                cut!().as_bytes()
+            };
+            let on_fault = move || {
+                let _ = rustix::io::write(rustix::stdio::stderr(), message);
+                signal_hook::low_level::exit(1);
+            };
+            // SAFETY: `register` wants a handler that is async-signal-safe: this one makes
+            // one `write(2)` of a static message and calls `_exit(2)`, both allowed in a
+            // signal handler; it allocates nothing and takes no lock, and it never returns
+            // (returning would run the faulting read again). The handler runs on the thread
+            // whose read faulted.
+            let _ =
+                unsafe { signal_hook::low_level::register(signal_hook::consts::SIGBUS, on_fault) };
+        });
+    }
     #[cfg(target_os = "linux")]
     let _ = map.advise(memmap2::Advice::HugePage);
     Ok(map)
