@@ -103,6 +103,35 @@ fn a_pipe_gets_80_by_24_and_the_variables_win() {
     assert_eq!(out.lines().count(), 8, "{out}");
 }
 
+/// `COLUMNS` and `LINES` of many digits are taken as the largest size, 1000 by 1000: a chart,
+/// not an allocation of gigabytes.
+#[test]
+fn huge_columns_and_lines_are_taken_as_the_largest_size() {
+    let s = sample();
+    for q in [
+        "select @l, count(*) group by @l",
+        "select time(1m), count(*) group by 1",
+        "select TraceId, count(*) group by TraceId",
+    ] {
+        let run = ndq(&["-o", "chart", q])
+            .path(&s)
+            .env("COLUMNS", "99999999999")
+            .env("LINES", "99999999999")
+            .run();
+        let out = run.stdout().to_string();
+        assert_eq!(run.code(), Some(0), "{run}");
+        assert_fits(&out, 1000, 1000);
+        let (lines, widest) = (
+            out.lines().count(),
+            out.lines().map(|l| l.chars().count()).max(),
+        );
+        assert!(
+            lines > 24 || widest > Some(80),
+            "{q}: not larger than 80x24: {lines} lines, widest {widest:?}"
+        );
+    }
+}
+
 #[test]
 fn colour_follows_the_flag() {
     let s = sample();

@@ -37,6 +37,9 @@ use super::{cut, is_number, text};
 pub const MIN_WIDTH: usize = 20;
 /// See [`MIN_WIDTH`].
 pub const MIN_HEIGHT: usize = 5;
+/// The largest width and height (larger sizes are taken as these): no terminal is wider or
+/// taller, and a `COLUMNS` or `LINES` of many digits must not make a chart of gigabytes.
+pub const MAX_SIZE: usize = 1000;
 
 /// How big the chart is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -100,7 +103,10 @@ impl Size {
                 )
             }
         };
-        (width.max(MIN_WIDTH), height.max(MIN_HEIGHT))
+        (
+            width.clamp(MIN_WIDTH, MAX_SIZE),
+            height.clamp(MIN_HEIGHT, MAX_SIZE),
+        )
     }
 }
 
