@@ -134,7 +134,7 @@ fn without_os_codes(text: &str) -> String {
 }
 
 /// Whether the error comes from writing into a closed pipe.
-fn is_broken_pipe(e: &anyhow::Error) -> bool {
+pub fn is_broken_pipe(e: &anyhow::Error) -> bool {
     e.chain().any(|c| {
         c.downcast_ref::<io::Error>()
             .is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe)

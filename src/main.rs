@@ -149,13 +149,23 @@ fn run(mut args: cli::Args) -> Result<(), Failure> {
     };
     let flushed = out.flush();
     drop(out);
-    let stats = result?;
-    flushed.map_err(anyhow::Error::from)?;
+    // A reader gone early (`| head`) ends the run quietly, but the bad lines read until then
+    // are still said (stderr is still open).
+    let (stats, failure) = match result {
+        Ok(stats) => (stats, flushed.err().map(anyhow::Error::from)),
+        Err(e) => match e.downcast_ref::<driver::ReaderGone>() {
+            Some(gone) => (gone.0.clone(), Some(e)),
+            None => return Err(e.into()),
+        },
+    };
     if let Some(first) = &stats.first_bad {
         warning!("{}", messages::bad_lines_summary(stats.malformed, first));
     }
     if config.stats {
         messages::message(format_args!("{}", stats.line()));
+    }
+    if let Some(e) = failure {
+        return Err(e.into());
     }
     let filtered = plan.has_where() || plan.time_range().is_some();
     if config.hints && filtered && stats.hits == 0 && stats.lines + stats.skipped > 0 {

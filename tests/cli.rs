@@ -902,6 +902,46 @@ fn closed_pipe_is_quiet_success() {
     );
 }
 
+/// A reader that goes away early (`| head -1`) still leaves the warning about the bad lines
+/// read until then, whether the rows stream (the run stops) or come at the end (the whole
+/// input was read).
+#[test]
+fn a_closed_pipe_keeps_the_bad_line_warning() {
+    let f = Fixture::new();
+    let mut text: String = (0..200_000).map(|i| format!("{{\"n\":{i}}}\n")).collect();
+    text.insert_str(text.find('\n').unwrap() + 1, "{\"n\":\n");
+    let input = f.write("e.ndjson", text);
+    for query in [
+        "select n",
+        "select n order by n desc",
+        "select n, count(*) group by n",
+    ] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_ndq"))
+            .args(["-o", "raw", query])
+            .arg(&input)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("ndq starts");
+        let mut stdout = child.stdout.take().unwrap();
+        let mut first = [0u8; 2];
+        stdout.read_exact(&mut first).expect("some output");
+        drop(stdout); // like `| head -c 2`
+        let out = child.wait_with_output().expect("ndq ends");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{query}: {stderr}");
+        assert_eq!(
+            stderr,
+            format!(
+                "ndq: warning: 1 malformed line skipped (first at {}:2: invalid JSON syntax \
+                 at byte 5)\n",
+                input.display()
+            ),
+            "{query}"
+        );
+    }
+}
+
 /// Progress bars for the tests below: shown from the first update (`NDQ_PROGRESS_DELAY_MS=0`,
 /// so no test waits for a run to be slow), with a `TERM` that allows one.
 fn with_a_bar_at_once(cmd: &mut Command) -> &mut Command {

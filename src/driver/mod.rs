@@ -280,9 +280,13 @@ pub fn run(
         Mode::Table => writer.write_all(&drove.table, &mut tail),
         Mode::Lines | Mode::Stream | Mode::Parts => {}
     }
-    out.write_all(&tail)?;
-    out.flush()?;
-    Ok(drove.stats)
+    let written = out.write_all(&tail).and_then(|()| out.flush());
+    match written {
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {
+            Err(anyhow::Error::new(e).context(ReaderGone(drove.stats)))
+        }
+        written => written.map(|()| drove.stats).map_err(anyhow::Error::from),
+    }
 }
 
 /// A collecting query's rows: `plan.finish(acc)`, written in `format` to `out`; rows a
@@ -429,24 +433,43 @@ where
             }
         }
         let flow = if end > index && matches!(list[index].source, Source::Stream { .. }) {
-            d.compressed(index, &list[index..end])?
+            d.compressed(index, &list[index..end])
         } else if end > index {
-            d.small_files(index, &list[index..end])?
+            d.small_files(index, &list[index..end])
         } else {
             end = index + 1;
-            d.input(index, &list[index])?
+            d.input(index, &list[index])
         };
-        if flow == Flow::Done {
-            break;
+        match flow {
+            Ok(Flow::Done) => break,
+            Ok(Flow::More) => {}
+            Err(e) if crate::exit::is_broken_pipe(&e) => {
+                // The reader went away: what was read so far still has its bad lines.
+                d.progress.finish();
+                let stats = d.stats(start);
+                return Err(e.context(ReaderGone(stats)));
+            }
+            Err(e) => return Err(e),
         }
         index = end;
     }
     d.progress.finish();
+    let stats = d.stats(start);
     let mut drove = d.drove;
-    drove.stats.malformed = d.bad.count();
-    drove.stats.first_bad = d.bad.first();
-    drove.stats.elapsed = start.elapsed();
+    drove.stats = stats;
     Ok(drove)
+}
+
+/// The context of a write into a closed pipe (`ndq ... | head`): the counts of what was read
+/// until then, for its warning about bad lines. The error's chain still has the
+/// [`io::ErrorKind::BrokenPipe`] under it.
+#[derive(Debug)]
+pub struct ReaderGone(pub Stats);
+
+impl std::fmt::Display for ReaderGone {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("the reader of the output went away")
+    }
 }
 
 /// The worker pool for `threads` threads, built once and kept for later runs with the same
@@ -527,6 +550,16 @@ where
     S: LineStep + Send,
     F: Fn() -> S + Sync,
 {
+    /// The run's counts so far, its bad lines and time included.
+    fn stats(&self, start: Instant) -> Stats {
+        Stats {
+            malformed: self.bad.count(),
+            first_bad: self.bad.first(),
+            elapsed: start.elapsed(),
+            ..self.drove.stats.clone()
+        }
+    }
+
     /// A driver at the start of a run. Streamed rows (a query that stops early) turn
     /// `offset` and `limit` into the rows still to skip and still wanted.
     fn new(

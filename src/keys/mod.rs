@@ -156,15 +156,15 @@ pub fn main(args: KeysArgs, env: &Env, out: &mut dyn Write) -> Result<(), Failur
         ),
     };
     write(lines, &paths.finish(), format, look, &mut buf)?;
-    out.write_all(&buf).map_err(anyhow::Error::from)?;
-    out.flush().map_err(anyhow::Error::from)?;
+    let written = out.write_all(&buf).and_then(|()| out.flush());
+    // Said also when the reader went away early (`| head`): every line was read.
     if let Some(first) = &stats.first_bad {
         crate::warning!("{}", messages::bad_lines_summary(stats.malformed, first));
     }
     if args.stats {
         messages::message(format_args!("{}", stats.line()));
     }
-    Ok(())
+    written.map_err(|e| anyhow::Error::from(e).into())
 }
 
 /// Walk every line of `inputs` (the first `limit` non-blank ones, if given), each the way
