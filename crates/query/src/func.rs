@@ -143,14 +143,98 @@ pub(crate) fn lookup(name: &str) -> Option<(FuncName, usize, usize)> {
         .map(|&(_, f, lo, hi)| (f, lo, hi))
 }
 
-/// The known function closest to `name` (edit distance at most 2), for "did you mean".
+/// Names from SQL and other log tools with what ndq writes instead: a function of its own,
+/// or a piece of query. They are looked up (and matched with a typo) like ndq's own.
+const ELSEWHERE: &[(&[&str], &str)] = &[
+    (&["mean", "average"], "avg"),
+    (&["median"], "percentile(x, 50)"),
+    (
+        &["quantile", "p50", "p90", "p95", "p99"],
+        "percentile(x, N)",
+    ),
+    (&["nvl", "ifnull"], "coalesce"),
+    (&["isnull"], "x is null"),
+    (&["substring", "mid"], "substr"),
+    (
+        &["len", "strlen", "char_length", "character_length"],
+        "length",
+    ),
+    (&["tostr", "to_string", "str", "string", "text"], "tostring"),
+    (
+        &[
+            "toint",
+            "to_int",
+            "int",
+            "integer",
+            "tofloat",
+            "todouble",
+            "to_number",
+            "float",
+            "number",
+            "todecimal",
+        ],
+        "tonumber",
+    ),
+    (&["lcase", "tolower", "to_lower"], "lower"),
+    (&["ucase", "toupper", "to_upper"], "upper"),
+    (
+        &["instr", "position", "locate", "indexof", "charindex"],
+        "strpos",
+    ),
+    (&["iif", "iff"], "if"),
+    (
+        &[
+            "dcount",
+            "distinct_count",
+            "approx_count_distinct",
+            "uniq",
+            "ndv",
+        ],
+        "count_distinct",
+    ),
+    (&["regexp_extract", "regex_extract"], "extract"),
+    (
+        &["regexp_like", "rlike", "regexp_matches", "regexp"],
+        "match",
+    ),
+    (
+        &["date_trunc", "time_bucket", "bucket", "bin"],
+        "time(@t, 5m)",
+    ),
+    (
+        &["date_format", "format_time", "format_datetime", "to_char"],
+        "strftime",
+    ),
+    (&["ago"], "now() - 1h"),
+    (&["mod"], "a % b"),
+    (&["ceiling"], "ceil"),
+    (&["sumif", "sum_if"], "sum(x) filter (where ...)"),
+];
+
+/// Names that ndq has no counterpart for: no "did you mean" (`power` is one letter from
+/// `lower`, which is not what was meant).
+const NONE: &[&str] = &[
+    "pow", "power", "log", "log10", "log2", "ln", "exp", "sqrt", "sign", "least", "greatest",
+    "rand", "random", "first", "last",
+];
+
+/// What to write instead of the unknown function `name` (lowercased), for "did you mean":
+/// a function of ndq's or of [`ELSEWHERE`] (then its advice) within a small edit distance
+/// (one edit for names of up to 5 characters, two for longer), the nearest first.
 pub(crate) fn suggest(name: &str) -> Option<&'static str> {
-    TABLE
+    if NONE.contains(&name) {
+        return None;
+    }
+    let most = if name.chars().count() <= 5 { 1 } else { 2 };
+    let own = TABLE.iter().map(|&(n, ..)| (n, n));
+    let elsewhere = ELSEWHERE
         .iter()
-        .map(|(n, ..)| (edit_distance(name, n), *n))
-        .filter(|(d, _)| *d <= 2)
-        .min_by_key(|(d, _)| *d)
-        .map(|(_, n)| n)
+        .flat_map(|&(names, advice)| names.iter().map(move |&n| (n, advice)));
+    own.chain(elsewhere)
+        .map(|(n, advice)| (edit_distance(name, n), advice))
+        .filter(|&(d, _)| d <= most)
+        .min_by_key(|&(d, _)| d)
+        .map(|(_, advice)| advice)
 }
 
 /// The edit distance between `a` and `b`, in characters, two neighbours swapped counting
@@ -540,7 +624,39 @@ mod tests {
     fn suggestions() {
         assert_eq!(suggest("sume"), Some("sum"));
         assert_eq!(suggest("cont"), Some("count"));
+        assert_eq!(suggest("lenght"), Some("length"));
+        assert_eq!(suggest("percentil"), Some("percentile"));
         assert_eq!(suggest("xyzzy"), None);
+    }
+
+    #[test]
+    fn names_from_other_tools_get_what_ndq_writes() {
+        for (name, want) in [
+            ("mean", "avg"),
+            ("averge", "avg"),
+            ("median", "percentile(x, 50)"),
+            ("nvl", "coalesce"),
+            ("substring", "substr"),
+            ("len", "length"),
+            ("toint", "tonumber"),
+            ("tostr", "tostring"),
+            ("mod", "a % b"),
+            ("dcount", "count_distinct"),
+            ("date_trunc", "time(@t, 5m)"),
+        ] {
+            assert_eq!(suggest(name), Some(want), "{name}");
+        }
+    }
+
+    /// A suggestion that changes the meaning is worse than none: `mean` is not `min`, `power`
+    /// not `lower`, `log` not `now`.
+    #[test]
+    fn short_names_far_from_any_get_no_suggestion() {
+        for name in [
+            "power", "pow", "log", "any", "all", "day", "least", "sign", "x", "p",
+        ] {
+            assert_eq!(suggest(name), None, "{name}");
+        }
     }
 
     proptest::proptest! {

@@ -150,6 +150,22 @@ pub(crate) fn lex(q: &str) -> Result<Vec<Token>, QueryError> {
                         "'|' alone is not an operator ('||' concatenates)",
                     ));
                 }
+                (b'&', _) => {
+                    let and = if q.as_bytes().get(start + 1) == Some(&b'&') {
+                        2
+                    } else {
+                        1
+                    };
+                    return Err(QueryError::new(
+                        q,
+                        start,
+                        start + and,
+                        format!(
+                            "unexpected '{}': for both conditions, write 'and'",
+                            &q[start..start + and]
+                        ),
+                    ));
+                }
                 (b'"', _) => {
                     return Err(QueryError::new(
                         q,

@@ -254,6 +254,10 @@ pub(crate) enum Expect {
     AfterGroupBy,
     /// `select x order by x from stream`
     AfterOrderBy,
+    /// `select x order by x ascending`: the last key has no direction yet.
+    AfterOrderKey,
+    /// `where a in (1 2)`, `lower(a b)`: inside a list.
+    CommaOrClose,
     /// `select count(*) having count(*) > 1 where x`
     AfterHaving,
     /// `select x where a b`
@@ -300,6 +304,8 @@ impl Expect {
             }
             Expect::AfterGroupBy => "',' or the next clause (having, order by, limit, offset)",
             Expect::AfterOrderBy => "',', 'limit' or 'offset'",
+            Expect::AfterOrderKey => "'asc', 'desc', ',', 'limit' or 'offset'",
+            Expect::CommaOrClose => "',' or ')'",
             Expect::AfterHaving => {
                 "the next clause (order by, limit, offset) or the end of the query"
             }
@@ -342,7 +348,7 @@ fn clause_hint(word: &str, prev: Option<&str>, next: &str, expect: Expect) -> Op
         Expect::LaterClause => 2,
         Expect::AfterGroupBy => 4,
         Expect::AfterHaving => 5,
-        Expect::AfterOrderBy => 6,
+        Expect::AfterOrderBy | Expect::AfterOrderKey => 6,
         Expect::AfterLimit => 7,
         Expect::End => CLAUSE_ORDER.len(),
         _ => return None,
@@ -351,7 +357,7 @@ fn clause_hint(word: &str, prev: Option<&str>, next: &str, expect: Expect) -> Op
     let clauses = CLAUSE_ORDER[first..]
         .iter()
         .filter_map(|c| c.split(' ').next());
-    let in_order_by = expect == Expect::AfterOrderBy;
+    let in_order_by = matches!(expect, Expect::AfterOrderBy | Expect::AfterOrderKey);
     let lower = word.to_ascii_lowercase();
     let prev = prev.map(str::to_ascii_lowercase);
     Some(match lower.as_str() {
@@ -606,9 +612,14 @@ impl<'q> Parser<'q> {
             loop {
                 let e = self.expr()?;
                 let desc = if self.eat_kw("desc") {
+                    expect = Expect::AfterOrderBy;
                     true
                 } else {
-                    self.eat_kw("asc");
+                    expect = if self.eat_kw("asc") {
+                        Expect::AfterOrderBy
+                    } else {
+                        Expect::AfterOrderKey
+                    };
                     false
                 };
                 query.order_by.push((e, desc));
@@ -616,7 +627,6 @@ impl<'q> Parser<'q> {
                     break;
                 }
             }
-            expect = Expect::AfterOrderBy;
         }
         if self.eat_kw("limit") {
             query.limit = Some(self.count("limit", Expect::LimitCount)?);
@@ -897,7 +907,7 @@ impl<'q> Parser<'q> {
                     while self.eat(&Tok::Comma) {
                         list.push(self.expr()?);
                     }
-                    self.expect(Tok::RParen, Expect::CloseParen)?;
+                    self.expect(Tok::RParen, Expect::CommaOrClose)?;
                     ExprKind::In {
                         expr: Box::new(lhs),
                         list,
@@ -920,6 +930,22 @@ impl<'q> Parser<'q> {
             || self.is_kw("in")
             || self.is_kw("is")
         {
+            if let ExprKind::Bin(_, _, rhs) = &e.kind
+                && matches!(rhs.kind, ExprKind::Bin(BinOp::Concat, ..))
+            {
+                // `a = 1 || b = 2`: `||` is SQL's concatenation, meant as "or".
+                let t = self.peek();
+                return Err(QueryError::new(
+                    self.q,
+                    t.start,
+                    t.end,
+                    format!(
+                        "expected the end of the comparison, found {} ('||' joins texts: for \
+                         either condition, write 'or')",
+                        token_name(self.text(t))
+                    ),
+                ));
+            }
             return self.fail(Expect::NoChain);
         }
         Ok(e)
@@ -1098,7 +1124,14 @@ impl<'q> Parser<'q> {
                                     break;
                                 }
                             }
-                            self.expect(Tok::RParen, Expect::CloseParen)?;
+                            // After `*` (`count(*`) nothing else may come.
+                            let star = args.last().is_some_and(|a| a.kind == ExprKind::Star);
+                            let expect = if star {
+                                Expect::CloseParen
+                            } else {
+                                Expect::CommaOrClose
+                            };
+                            self.expect(Tok::RParen, expect)?;
                         }
                         let call = ExprKind::Call {
                             name: lower,
@@ -1359,6 +1392,12 @@ mod tests {
                 "expected an expression after '>', found the end of the query",
             ),
             ("select count(*", "expected ')', found the end of the query"),
+            ("select lower(a b)", "expected ',' or ')', found 'b'"),
+            ("where a in (1 2)", "expected ',' or ')', found '2'"),
+            (
+                "select a order by a ascending",
+                "expected 'asc', 'desc', ',', 'limit' or 'offset', found 'ascending'",
+            ),
             ("select Tags[0", "expected ']', found the end of the query"),
             (
                 "select Properties.",
@@ -1455,7 +1494,7 @@ mod tests {
             ),
             (
                 "select x order by x Limt 5",
-                "expected ',', 'limit' or 'offset', found 'Limt' (did you mean 'limit'?)",
+                "expected 'asc', 'desc', ',', 'limit' or 'offset', found 'Limt' (did you mean 'limit'?)",
             ),
             (
                 "select x where Message Contains 'x'",
@@ -1535,6 +1574,19 @@ mod tests {
             (
                 "select a where a < b < c",
                 "expected the end of the comparison (comparisons do not chain: use 'and'), found '<'",
+            ),
+            (
+                "where a = 1 || b = 2",
+                "expected the end of the comparison, found '=' ('||' joins texts: for either \
+                 condition, write 'or')",
+            ),
+            (
+                "where a = 1 && b = 2",
+                "unexpected '&&': for both conditions, write 'and'",
+            ),
+            (
+                "where a = 1 & b = 2",
+                "unexpected '&': for both conditions, write 'and'",
             ),
             ("select case a end", "expected 'when', found 'end'"),
             ("select case when a b end", "expected 'then', found 'b'"),
