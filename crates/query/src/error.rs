@@ -126,10 +126,14 @@ impl fmt::Display for QueryError {
         // two cells and combining marks none.
         let indent = UnicodeWidthStr::width(&shown[..shown_offset(&shown, col - 1)]);
         let width = UnicodeWidthStr::width(&self.query[self.start..self.end.min(line_end)]).max(1);
+        // The message quotes the query (`x\n  = null is never true`): on one line, a run of
+        // white space with a line break or tab in it as one space, other control characters
+        // as `?`.
+        let message = one_line(&self.message);
         if self.query.contains('\n') {
-            write!(f, "{} (line {}, column {col})", self.message, self.line())?;
+            write!(f, "{message} (line {}, column {col})", self.line())?;
         } else {
-            write!(f, "{} (column {col})", self.message)?;
+            write!(f, "{message} (column {col})")?;
         }
         write!(
             f,
@@ -139,6 +143,27 @@ impl fmt::Display for QueryError {
             "^".repeat(width)
         )
     }
+}
+
+/// `text` on one line (see [`QueryError`]'s `Display`).
+fn one_line(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.chars().any(char::is_control) {
+        return text.into();
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c.is_whitespace() && (c.is_control() || chars.peek().is_some_and(|n| n.is_control())) {
+            // A run of white space with a control character in it: one space.
+            while chars.next_if(|n| n.is_whitespace()).is_some() {}
+            out.push(' ');
+        } else if c.is_control() {
+            out.push('?');
+        } else {
+            out.push(c);
+        }
+    }
+    out.into()
 }
 
 /// The byte offset of character `n` of `s` (its length when `s` is shorter).
@@ -196,6 +221,22 @@ mod tests {
         assert_eq!(
             e.to_string(),
             "unexpected character '?' (line 2, column 7)\n  where ?\n        ^"
+        );
+    }
+
+    /// A message quoting a piece of a query that spans lines stays on its one line.
+    #[test]
+    fn a_quoted_line_break_or_tab_is_one_space() {
+        let q = "where x\n  = null";
+        let e = QueryError::new(
+            q,
+            6,
+            17,
+            "x\n  = null is never true:\t write x is null\u{1b}",
+        );
+        assert_eq!(
+            e.to_string(),
+            "x = null is never true: write x is null? (line 1, column 7)\n  where x\n        ^"
         );
     }
 

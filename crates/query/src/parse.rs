@@ -563,9 +563,12 @@ impl<'q> Parser<'q> {
             self.bump();
             // The source is the run of tokens written without a space between them, so
             // that a file name (`from app.ndjson`, `from logs/app.log`) is reported as the
-            // unknown source it is, not as a stray '.' after a source `app`.
+            // unknown source it is, not as a stray '.' after a source `app`. A ',' or ')'
+            // ends it (`from stream,` is the source `stream`, then a stray ',').
             let mut end = t.end;
-            while self.peek().tok != Tok::Eof && self.peek().start == end {
+            while !matches!(self.peek().tok, Tok::Eof | Tok::Comma | Tok::RParen)
+                && self.peek().start == end
+            {
                 end = self.bump().end;
             }
             let text = &self.q[t.start..end];

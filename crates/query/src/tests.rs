@@ -1673,6 +1673,12 @@ fail!(
     15
 );
 fail!(
+    a_comma_after_the_source_is_not_part_of_its_name,
+    "select x from stream, y",
+    "expected another clause or the end of the query, found ','",
+    21
+);
+fail!(
     error_aggregate_in_where,
     "select x where count(*) > 1",
     "aggregate 'count(*)' is not allowed in where",
