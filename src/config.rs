@@ -251,7 +251,13 @@ fn time_options(args: &Args, env: &Env) -> Result<TimeOptions, String> {
         since: bound("--since", &args.since)?,
         until: bound("--until", &args.until)?,
         now: Some(now),
-        time_field: args.time_field.clone().unwrap_or_else(|| "@t".to_owned()),
+        time_field: match &args.time_field {
+            Some(name) => {
+                ndq_query::check_time_field(name).map_err(|e| format!("--time-field: {e}"))?;
+                name.clone()
+            }
+            None => "@t".to_owned(),
+        },
         zone,
     })
 }
@@ -399,6 +405,20 @@ mod tests {
             e.starts_with("--since: invalid time 'soon': expected an RFC 3339 time"),
             "{e}"
         );
+        for field in ["time", "Properties.When", "['event time']", "@timestamp"] {
+            let c = config(&["--time-field", field, "q"], &pinned).unwrap();
+            assert_eq!(c.time.time_field, field);
+        }
+        let e = config(&["--time-field", "event time", "q"], &pinned).unwrap_err();
+        assert_eq!(
+            e,
+            "--time-field: 'event time' is not a property path as a query writes one (a key \
+             with spaces or other characters is written ['event time'])"
+        );
+        for field in ["", "a[", "1abc"] {
+            let e = config(&["--time-field", field, "q"], &pinned).unwrap_err();
+            assert!(e.starts_with("--time-field: "), "{field}: {e}");
+        }
         let e = config(&["--tz", "Mars/Olympus", "q"], &pinned).unwrap_err();
         assert!(
             e.starts_with("--tz: unknown time zone 'Mars/Olympus': expected an IANA zone name"),

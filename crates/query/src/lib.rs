@@ -311,7 +311,7 @@ pub use doc::{Doc, Scanned, View};
 pub use error::{ErrorKind, QueryError};
 pub use func::edit_distance;
 pub use ndq_scan::{decode_escape, unescape as unescape_json_str};
-pub use plan::{Kind, Plan};
+pub use plan::{Kind, Plan, check_time_field};
 pub use prefilter::{Atom, Formula, MAX_LITERALS, NumAtom, Prefilter};
 pub use range::{MAX_TIME_TEXT, Stamp, TimeRange, TimeReader, leading_time};
 pub use time::{BOUND_FORMS, TimeOptions, Zone, now_nanos, parse_bound, parse_duration};

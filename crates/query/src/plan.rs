@@ -685,6 +685,11 @@ impl Planner<'_> {
 /// The path of the time property as written (`@t`, `Properties.Time`, `['odd key']`); a
 /// name that is not a path is one top-level key.
 fn time_field(name: &str) -> Vec<Seg> {
+    path_of(name).unwrap_or_else(|| vec![Seg::Key(name.to_owned())])
+}
+
+/// `name` as a property path, when it is one written as a query writes it.
+fn path_of(name: &str) -> Option<Vec<Seg>> {
     if let Ok(q) = parse::parse(&format!("select {name}"))
         && q.filter.is_none()
         && q.group_by.is_empty()
@@ -692,9 +697,23 @@ fn time_field(name: &str) -> Vec<Seg> {
         && item.alias.is_none()
         && let ExprKind::Path(segs) = &item.expr.kind
     {
-        return segs.clone();
+        return Some(segs.clone());
     }
-    vec![Seg::Key(name.to_owned())]
+    None
+}
+
+/// Whether `name` can be the time property (`--time-field`): a property path as a query
+/// writes it, else why not.
+pub fn check_time_field(name: &str) -> Result<(), String> {
+    match path_of(name) {
+        Some(_) => Ok(()),
+        None if name.trim().is_empty() => Err("expected a property path, found nothing".into()),
+        None => Err(format!(
+            "'{name}' is not a property path as a query writes one (a key with spaces or other \
+             characters is written ['{}'])",
+            name.replace('\'', "''")
+        )),
+    }
 }
 
 impl Plan {

@@ -505,6 +505,13 @@ pub fn parse_bound(text: &str, now: i128, zone: &Zone) -> Result<i128, String> {
         "today" => midnight(0),
         "yesterday" => midnight(1),
         _ => match parse_duration(t) {
+            // `--since -5m` would be five minutes ahead: not what anyone means.
+            Some(d) if d < 0 => {
+                let back = t.trim_start_matches('-');
+                return Err(format!(
+                    "invalid time '{text}': a duration counts back from now (write {back})"
+                ));
+            }
             Some(d) => Some(now - d),
             None => parse_general(t, Some(&zone.tz())),
         },
@@ -795,6 +802,10 @@ mod tests {
             "{e}"
         );
         assert!(p("5x", &utc).is_err());
+        assert_eq!(
+            p("-5m", &utc).unwrap_err(),
+            "invalid time '-5m': a duration counts back from now (write 5m)"
+        );
     }
 
     #[test]
