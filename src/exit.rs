@@ -114,7 +114,7 @@ impl std::error::Error for LateUsage {}
 
 /// `text` without the ` (os error N)` that the standard library adds to a system error's
 /// description (`No such file or directory (os error 2)`): a number for programmers.
-fn without_os_codes(text: &str) -> String {
+pub fn without_os_codes(text: &str) -> String {
     const MARK: &str = " (os error ";
     let mut out = String::with_capacity(text.len());
     let mut rest = text;

@@ -4,7 +4,8 @@
 //!
 //! Each file is polled every [`POLL`] (a `stat` of the open file and one of its name: an idle
 //! file costs no measurable CPU): what was appended since the last look is read, its complete
-//! lines are evaluated, and a partial last line is held until its newline comes. When the
+//! lines are evaluated, and a partial last line is held until its newline comes (or the stop,
+//! which reads it as it stands, as a run without `--follow` would). When the
 //! name points at another file (renamed away and created again, as logrotate does), the rest of
 //! the old file is read, then the new one from its start; a file cut shorter (`copytruncate`)
 //! is read again from its start; a file that does not exist yet, or no longer, is waited for.
@@ -13,7 +14,7 @@
 //!
 //! A query whose rows need every line (aggregation, `order by`, `distinct`) keeps a running
 //! accumulator: on a terminal its rows so far are redrawn in place every `--every`; otherwise
-//! they are written once, when ndq is stopped. SIGINT, SIGTERM and SIGHUP only raise a flag
+//! they are written once, when ndq is stopped. SIGINT, SIGTERM, SIGHUP and SIGQUIT only raise a flag
 //! (the loop looks at it between blocks and at least every [`POLL`]), so a stop always
 //! finishes the result, restores the cursor, and exits 0; so does SIGTSTP (Ctrl-Z) on a live
 //! table, which shows the cursor before ndq stops itself.
@@ -92,10 +93,12 @@ pub fn run(config: &Config, follow: &Follow, plan: &Plan) -> Result<(), Failure>
     };
     let stop = Arc::new(AtomicBool::new(false));
     // A hang-up (the terminal or session closed) finishes the result as a stop does.
+    // Ctrl-\ (SIGQUIT) too: its default would leave a live table's cursor hidden.
     for signal in [
         signal_hook::consts::SIGINT,
         signal_hook::consts::SIGTERM,
         signal_hook::consts::SIGHUP,
+        signal_hook::consts::SIGQUIT,
     ] {
         signal_hook::flag::register(signal, Arc::clone(&stop))
             .context("setting up the signal handlers")?;
@@ -146,6 +149,17 @@ pub fn run(config: &Config, follow: &Follow, plan: &Plan) -> Result<(), Failure>
                 // file was being caught up with (Ctrl-C on a long first read).
                 if !tails.iter().any(|t| t.cut_short) {
                     poll_all(&mut tails, feed, &AtomicBool::new(false))?;
+                    // A last line whose newline has not come is read as it stands, as
+                    // the same query without --follow reads it.
+                    for tail in tails.iter_mut() {
+                        if !tail.pending.is_empty() {
+                            let mut last = std::mem::take(&mut tail.pending);
+                            last.push(b'\n');
+                            if !tail.feed(feed, &last)? {
+                                break;
+                            }
+                        }
+                    }
                 }
                 break;
             }
@@ -194,6 +208,14 @@ pub fn run(config: &Config, follow: &Follow, plan: &Plan) -> Result<(), Failure>
     let ((), mut stats) = result?;
     flushed.map_err(anyhow::Error::from)?;
     stats.elapsed = start.elapsed();
+    for tail in tails.iter().filter(|t| t.cut_short) {
+        crate::warning!(
+            "stopped while {} was being read, {} bytes in: the results cover the lines \
+             before that",
+            tail.name,
+            tail.pos
+        );
+    }
     if let Some(first) = &stats.first_bad {
         crate::warning!("{}", messages::bad_lines_summary(stats.malformed, first));
     }
@@ -400,7 +422,13 @@ impl Tail {
                     Ok(file) => file,
                     // Gone again between the two looks: the next poll sees it.
                     Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(polled),
-                    Err(e) => return Err(anyhow::Error::new(e).context(self.name.clone())),
+                    // Not readable (yet: logrotate creates the new file, then sets its owner
+                    // and mode): waited for as a missing one is; the old one is still read.
+                    Err(e) => {
+                        let e = crate::exit::without_os_codes(&e.to_string());
+                        polled.said |= self.say(&format!("cannot be opened ({e}); trying again"));
+                        return Ok(polled);
+                    }
                 };
                 let meta = file.metadata().with_context(|| self.name.clone())?;
                 let what = if current.is_some() {

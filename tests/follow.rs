@@ -242,14 +242,109 @@ fn follow_waits_for_a_file_and_writes_aggregate_totals_when_terminated() {
         || text(&err),
         |e| e.contains("appeared"),
     );
-    append(&log, &(line(100, true) + "{\"n\":1000,\"keep\":"));
+    append(&log, &(line(100, true) + "{\"n\":1000,\"keep\":true}"));
     assert_eq!(stop(child, "-TERM"), Some(0), "{}", text(&err));
-    // Everything written before the stop, but not the line without its newline.
+    // Everything written before the stop, the last line without its newline too (as the
+    // same query without --follow counts it).
     assert_eq!(
         text(&f.path("out.txt")),
         "{\"keep\":false,\"count(*)\":5,\"sum(n)\":25}\n\
-         {\"keep\":true,\"count(*)\":6,\"sum(n)\":130}\n"
+         {\"keep\":true,\"count(*)\":7,\"sum(n)\":1130}\n"
     );
+}
+
+/// Ctrl-\\ (SIGQUIT) stops as Ctrl-C does: the totals written, exit 0 (its default, a core
+/// dump, would leave a live table's cursor hidden).
+#[test]
+fn follow_stops_on_sigquit_with_the_totals() {
+    let f = Fixture::new();
+    let log = f.write("app.log", line(1, true) + &line(2, false));
+    let child = spawn(&f, &["-f", "select count(*)", log.to_str().unwrap()]);
+    let err = f.path("err.txt");
+    // Once ndq catches SIGQUIT (signal 3: bit 2 of the mask of caught signals).
+    let status = format!("/proc/{}/status", child.id());
+    wait_for(
+        "ndq to catch SIGQUIT",
+        || {
+            let status = std::fs::read_to_string(&status).unwrap_or_default();
+            status
+                .lines()
+                .find_map(|l| l.strip_prefix("SigCgt:"))
+                .and_then(|m| u64::from_str_radix(m.trim(), 16).ok())
+        },
+        |caught| caught.is_some_and(|m| m >> 2 & 1 == 1),
+    );
+    append(&log, &line(3, true));
+    assert_eq!(stop(child, "-QUIT"), Some(0), "{}", text(&err));
+    assert_eq!(text(&f.path("out.txt")), "{\"count(*)\":3}\n");
+}
+
+/// The file a rotation leaves under the name cannot be opened at first (logrotate creates
+/// it, then sets its owner and mode): said, and waited for, as a missing file is. Run as an
+/// unprivileged user (through `setpriv` when the tests run as root, who may open anything).
+#[test]
+fn follow_waits_for_a_new_file_it_cannot_open_yet() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let f = Fixture::new();
+    use std::os::unix::fs::{MetadataExt as _, OpenOptionsExt as _};
+    let root = std::fs::metadata("/proc/self").is_ok_and(|m| m.uid() == 0);
+    let setpriv = root
+        && Command::new("setpriv")
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success());
+    if root && !setpriv {
+        return;
+    }
+    let dir = f.path("");
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o777)).unwrap();
+    let log = f.write("app.log", line(1, true));
+    std::fs::set_permissions(&log, std::fs::Permissions::from_mode(0o666)).unwrap();
+    let ndq = env!("CARGO_BIN_EXE_ndq");
+    let mut args = Vec::new();
+    if setpriv {
+        args.extend([
+            "setpriv",
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+        ]);
+    }
+    args.extend([ndq, "-f", "-o", "json", "select n", log.to_str().unwrap()]);
+    let out = std::fs::File::create(f.path("out.txt")).unwrap();
+    let err = std::fs::File::create(f.path("err.txt")).unwrap();
+    let child = Command::new(args[0])
+        .args(&args[1..])
+        .stdin(Stdio::null())
+        .stdout(out)
+        .stderr(err)
+        .spawn()
+        .expect("ndq starts");
+    let (out, err) = (f.path("out.txt"), f.path("err.txt"));
+    wait_for("the first row", || text(&out), |o| o.ends_with('\n'));
+    append(&log, &line(2, true));
+    std::fs::rename(&log, f.path("app.log.1")).unwrap();
+    // Created unreadable, so that ndq never sees it readable before it is made so.
+    OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o000)
+        .open(&log)
+        .and_then(|mut file| file.write_all(line(3, true).as_bytes()))
+        .expect("the new file");
+    wait_for(
+        "the new file to be said unreadable",
+        || text(&err),
+        |e| e.contains("app.log: cannot be opened (Permission denied); trying again"),
+    );
+    std::fs::set_permissions(&log, std::fs::Permissions::from_mode(0o644)).unwrap();
+    wait_for(
+        "the new file's row",
+        || text(&out),
+        |o| o.lines().count() == 3,
+    );
+    assert_eq!(stop(child, "-TERM"), Some(0), "{}", text(&err));
+    assert_eq!(numbers(&text(&out)), [1, 2, 3]);
 }
 
 #[test]
