@@ -82,7 +82,10 @@ impl Failure {
             }
             Failure::Runtime(e) if is_broken_pipe(&e) => ExitCode::Ok,
             Failure::Runtime(e) => {
-                let text = without_os_codes(&format!("{e:#}"));
+                let mut text = without_os_codes(&format!("{e:#}"));
+                if too_many_files(&e) {
+                    text.push_str(" (the limit on open files: raise it with ulimit -n)");
+                }
                 crate::error!("{}", crate::messages::sanitize(&text));
                 ExitCode::Runtime
             }
@@ -131,6 +134,14 @@ pub fn without_os_codes(text: &str) -> String {
     }
     out.push_str(rest);
     out
+}
+
+/// Whether the error is the process's limit on open files (EMFILE).
+fn too_many_files(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<io::Error>()
+            .is_some_and(|io| io.raw_os_error() == Some(rustix::io::Errno::MFILE.raw_os_error()))
+    })
 }
 
 /// Whether the error comes from writing into a closed pipe.

@@ -103,6 +103,9 @@ pub fn run(config: &Config, follow: &Follow, plan: &Plan) -> Result<(), Failure>
         signal_hook::flag::register(signal, Arc::clone(&stop))
             .context("setting up the signal handlers")?;
     }
+    // Each followed file stays open: as many descriptors as the system allows (see
+    // `Inputs::open`).
+    let _ = rlimit::increase_nofile_limit(u64::MAX);
     let mut tails = Vec::new();
     for (index, path) in config.inputs.iter().enumerate() {
         tails.push(Tail::open(index, config.inputs.len(), path)?);

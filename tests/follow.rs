@@ -253,6 +253,33 @@ fn follow_waits_for_a_file_and_writes_aggregate_totals_when_terminated() {
     );
 }
 
+/// More files than the limit on open files allows: the error says which limit, and how to
+/// raise it.
+#[test]
+fn following_more_files_than_may_be_open_says_how_to_raise_the_limit() {
+    let f = Fixture::new();
+    let mut names = String::new();
+    for i in 0..40 {
+        let path = f.write(&format!("p{i}.log"), line(i, true));
+        names.push_str(&format!(" '{}'", path.display()));
+    }
+    let ndq = env!("CARGO_BIN_EXE_ndq");
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "ulimit -n 20 && exec '{ndq}' -f 'select count(*)'{names}"
+        ))
+        .stdin(Stdio::null())
+        .output()
+        .expect("sh runs");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(": Too many open files (the limit on open files: raise it with ulimit -n)"),
+        "{err}"
+    );
+}
+
 /// Ctrl-\\ (SIGQUIT) stops as Ctrl-C does: the totals written, exit 0 (its default, a core
 /// dump, would leave a live table's cursor hidden).
 #[test]
