@@ -237,7 +237,8 @@ fn c_locale<'f>(fmt: &'f str, as_c: AsC<'_>) -> std::borrow::Cow<'f, str> {
         }
         match chars.next() {
             Some('c') => out.push_str("%a %b %e %H:%M:%S %Y"),
-            Some('x') => out.push_str(&format!("%m/%d/{:02}", as_c.year())),
+            // `%D` is `%m/%d/%y`: its year as `%y` writes it.
+            Some('x' | 'D') => out.push_str(&format!("%m/%d/{:02}", as_c.year())),
             Some('r') => out.push_str("%I:%M:%S %p"),
             Some('s') => out.push_str(&as_c.seconds().to_string()),
             Some('C') => out.push_str(&format!("{:02}", as_c.century())),
@@ -283,11 +284,17 @@ fn floor(ns: i128, every: i128, zone: &Zone, local: bool, weeks: bool) -> Option
     // 1970-01-01 was a Thursday: weeks count from Monday 1969-12-29.
     let origin = if weeks { -3 * DAY } else { 0 };
     if !local || zone.is_utc() {
-        // In i64 when it fits (years 1677 to 2262): an i128 division is a library call.
+        // In i64 when it fits (years 1677 to 2262): an i128 division is a library call. The
+        // start of the bucket may not fit when the instant does (an instant of 1677 floored
+        // to the hour falls before i64's least): then in i128 too.
         let since = ns - origin;
-        let start = match (i64::try_from(since), i64::try_from(every)) {
-            (Ok(x), Ok(e)) => i128::from(x.div_euclid(e) * e) + origin,
-            _ => since.div_euclid(every) * every + origin,
+        let narrow = match (i64::try_from(since), i64::try_from(every)) {
+            (Ok(x), Ok(e)) => x.div_euclid(e).checked_mul(e),
+            _ => None,
+        };
+        let start = match narrow {
+            Some(start) => i128::from(start) + origin,
+            None => since.div_euclid(every) * every + origin,
         };
         return in_range(start).then_some(start);
     }
@@ -683,6 +690,43 @@ mod tests {
             "1700000000",
         ] {
             assert_eq!(t(bad), None, "{bad}");
+        }
+    }
+
+    /// Near the least and greatest instants an i64 of nanoseconds holds (1677 and 2262), a
+    /// bucket's start may not fit one though the instant does: the floor is the one counted
+    /// in i128 (it wrapped to 2262 before).
+    #[test]
+    fn buckets_near_the_ends_of_i64_do_not_wrap() {
+        let utc = Zone::utc();
+        let at = |s: &str| parse_text(s).unwrap();
+        assert_eq!(
+            date_text(bucket(at("1677-09-21T00:12:44Z"), MINUTE, &utc).unwrap()),
+            "1677-09-21T00:12:00Z"
+        );
+        assert_eq!(
+            date_text(bucket(at("1677-09-21T00:12:44Z"), DAY, &utc).unwrap()),
+            "1677-09-21T00:00:00Z"
+        );
+        assert_eq!(
+            date_text(bucket(at("1690-01-01T00:00:00Z"), 20_000 * DAY, &utc).unwrap()),
+            "1641-06-14T00:00:00Z"
+        );
+        let least = i128::from(i64::MIN);
+        let most = i128::from(i64::MAX);
+        for every in [SECOND, MINUTE, HOUR, DAY, WEEK, 1000 * WEEK, 7 * SECOND + 1] {
+            for ns in [
+                least,
+                least + 1,
+                least + every,
+                most,
+                most - every,
+                -3 * DAY,
+            ] {
+                let origin = if every == WEEK { -3 * DAY } else { 0 };
+                let want = (ns - origin).div_euclid(every) * every + origin;
+                assert_eq!(bucket(ns, every, &utc), Some(want), "{ns} {every}");
+            }
         }
     }
 

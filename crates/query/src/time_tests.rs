@@ -329,9 +329,9 @@ q!(
 );
 q!(
     strftime_two_digit_years_stay_in_00_to_99_before_year_0,
-    "select strftime(datetime(t), '%y %g %x'), strftime(datetime('2027-01-01'), '%y %g %G')",
+    "select strftime(datetime(t), '%y %g %x %D'), strftime(datetime('2027-01-01'), '%y %g %G')",
     [r#"{"t":-62335000000}"#],
-    "94 94 09/07/94|27 26 2026"
+    "94 94 09/07/94 09/07/94|27 26 2026"
 );
 q!(
     tostring_and_tonumber_of_times,
