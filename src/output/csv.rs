@@ -29,7 +29,14 @@ pub fn row(row: &[Value<'_>], sep: u8, out: &mut Vec<u8>) {
         if i > 0 {
             out.push(sep);
         }
-        field(text(v).as_deref(), sep, out);
+        let value = text(v);
+        match value.as_deref() {
+            // A row of one null field would be an empty line, which CSV readers skip (pandas)
+            // or read as a row of no fields (Python's csv): written `""`, as Python's csv
+            // writer writes a row of one empty field.
+            None if sep == b',' && row.len() == 1 => out.extend_from_slice(b"\"\""),
+            value => field(value, sep, out),
+        }
     }
     out.push(b'\n');
 }
@@ -93,6 +100,15 @@ mod tests {
         let mut out = Vec::new();
         header(&["a,b".into(), "c".into()], b',', &mut out);
         assert_eq!(out, b"\"a,b\",c\n");
+    }
+
+    /// A row of one null is not an empty line (which readers skip); nulls beside other
+    /// fields stay empty.
+    #[test]
+    fn csv_writes_a_lone_null_as_an_empty_quoted_field() {
+        assert_eq!(line(&[Value::Null], b','), "\"\"\n");
+        assert_eq!(line(&[Value::Null, Value::Null], b','), ",\n");
+        assert_eq!(line(&[Value::String("x".into())], b','), "x\n");
     }
 
     #[test]
