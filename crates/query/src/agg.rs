@@ -112,12 +112,14 @@ impl SumState {
     fn total(&self) -> Num {
         match self.dec.total(self.scale) {
             Some(d) if !self.has_float => Num::Dec(positive_zero(d)),
-            _ => {
-                let mut all = self.dec.float_sum();
-                all.merge(&self.float);
-                Num::Float(all.total())
-            }
+            _ => Num::Float(self.floats().total()),
         }
+    }
+    /// The sum as a float sum (Decimals and floats together).
+    fn floats(&self) -> FloatSum {
+        let mut all = self.dec.float_sum();
+        all.merge(&self.float);
+        all
     }
 }
 
@@ -271,10 +273,12 @@ impl AggState {
                     Some(q) => Val::number(Num::Dec(q.normalize())),
                     None => Val::Null,
                 },
-                // A sum beyond a Decimal's range, whose mean may yet be one: exact if so.
-                Num::Float(f) => match (!s.has_float).then(|| s.dec.quotient(s.n)).flatten() {
+                // A sum beyond a Decimal's range, whose mean may yet be one: exact if so; else
+                // the exact sum over the count, rounded once (finite when the mean is, even
+                // when the sum is not).
+                Num::Float(_) => match (!s.has_float).then(|| s.dec.quotient(s.n)).flatten() {
                     Some(q) => Val::number(Num::Dec(q.normalize())),
-                    None => Val::number(Num::Float(f / s.n as f64)),
+                    None => Val::number(Num::Float(s.floats().mean(s.n))),
                 },
             },
             AggState::Min(Some(v)) | AggState::Max(Some(v)) => (**v).clone(),

@@ -202,6 +202,26 @@ macro_rules! q {
 
 q!(smoke, "select a", [r#"{"a":1}"#], "1");
 
+// A float sum that passes the largest float on the way: the same at every split and order.
+q!(
+    a_float_sum_past_the_range_on_the_way_is_exact,
+    "select sum(v) = 1e308, avg(v) * 3 = 1e308",
+    [r#"{"v":1e308}"#, r#"{"v":1e308}"#, r#"{"v":-1e308}"#],
+    "true|true"
+);
+q!(
+    a_float_sum_past_the_range_on_the_way_is_exact_in_another_order,
+    "select sum(v) = 1e308, avg(v) = 3.333333333333333e307",
+    [r#"{"v":-1e308}"#, r#"{"v":1e308}"#, r#"{"v":1e308}"#],
+    "true|true"
+);
+q!(
+    an_average_within_range_of_a_sum_past_it,
+    "select sum(v), avg(v) = 1.7e308",
+    [r#"{"v":1.7e308}"#, r#"{"v":1.7e308}"#],
+    "null|true"
+);
+
 // ---- View ----
 q!(
     keywords_any_case,
