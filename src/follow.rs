@@ -498,8 +498,10 @@ impl Tail {
             }
             blocks += 1;
             let want = (len - self.pos).min(BLOCK as u64) as usize;
+            // The held start of a line moves into `buf` without a copy (a line written in
+            // many pieces would otherwise be copied once per piece).
             buf.clear();
-            buf.append(&mut self.pending);
+            std::mem::swap(&mut buf, &mut self.pending);
             let have = buf.len();
             buf.resize(have + want, 0);
             let Some((file, _)) = &self.file else {
