@@ -30,7 +30,6 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
 use ndq_query::{Kind, Plan};
-use unicode_width::UnicodeWidthChar as _;
 
 use crate::config::Config;
 use crate::driver::live::{self, Feed};
@@ -698,45 +697,56 @@ impl Drop for Screen {
 /// the cut: a sequence is never cut in two, and a colour turned on before the cut is still
 /// turned off.
 fn fit(line: &str, cols: usize) -> Cow<'_, str> {
-    let width_of = |c: char| c.width().unwrap_or(0);
-    let mut total = 0;
+    use unicode_segmentation::UnicodeSegmentation as _;
+    use unicode_width::UnicodeWidthStr as _;
+    // The line as control sequences (no width) and runs of text between them.
+    let mut pieces = Vec::new();
     let mut rest = line;
-    while let Some(c) = rest.chars().next() {
-        let step = match csi(rest) {
-            Some(sequence) => sequence.len(),
-            None => {
-                total += width_of(c);
-                c.len_utf8()
+    while !rest.is_empty() {
+        if let Some(sequence) = csi(rest) {
+            pieces.push((true, sequence));
+            rest = &rest[sequence.len()..];
+            continue;
+        }
+        // Up to the next escape that starts a sequence (a lone escape is text).
+        let mut end = rest.len();
+        for (i, _) in rest.match_indices('\x1b').filter(|&(i, _)| i > 0) {
+            if csi(&rest[i..]).is_some() {
+                end = i;
+                break;
             }
-        };
-        rest = &rest[step..];
+        }
+        pieces.push((false, &rest[..end]));
+        rest = &rest[end..];
     }
+    let total: usize = pieces.iter().filter(|p| !p.0).map(|p| p.1.width()).sum();
     if total <= cols {
         return Cow::Borrowed(line);
     }
-    // Room for the text before the `…`.
+    // Room for the text before the `…`; the text is cut between grapheme clusters (a flag or
+    // an accented letter whole or left out), as a table's cells are.
     let room = cols.saturating_sub(1);
     let mut width = 0;
     let mut kept = String::new();
     let mut cut = false;
-    let mut rest = line;
-    while let Some(c) = rest.chars().next() {
-        if let Some(sequence) = csi(rest) {
-            kept.push_str(sequence);
-            rest = &rest[sequence.len()..];
+    for (sequence, text) in pieces {
+        if sequence {
+            // Kept even after the cut: a colour started before it is ended.
+            kept.push_str(text);
             continue;
         }
-        width += width_of(c);
-        if !cut && width > room {
-            cut = true;
-            if cols > 0 {
-                kept.push('…');
+        for g in text.graphemes(true) {
+            width += g.width();
+            if !cut && width > room {
+                cut = true;
+                if cols > 0 {
+                    kept.push('…');
+                }
+            }
+            if !cut {
+                kept.push_str(g);
             }
         }
-        if !cut {
-            kept.push(c);
-        }
-        rest = &rest[c.len_utf8()..];
     }
     Cow::Owned(kept)
 }
@@ -787,6 +797,11 @@ mod tests {
         assert_eq!(fit("中文字", 5), "中文…");
         assert_eq!(fit("中文字", 4), "中…");
         assert_eq!(fit("abc", 0), "");
+        // Grapheme clusters are kept whole or left out: a flag is two characters, an accented
+        // letter here a letter and a combining mark.
+        assert_eq!(fit("ab🇫🇷cd", 4), "ab…");
+        assert_eq!(fit("ab🇫🇷cd", 5), "ab🇫🇷…");
+        assert_eq!(fit("xe\u{301}e\u{301}yz", 3), "xe\u{301}…");
     }
 
     #[test]
