@@ -460,6 +460,44 @@ where
     Ok(drove)
 }
 
+/// Whether a file's last line `tail`, without its newline, is still being written: it is not
+/// a JSON document (whole, it would be read as any line), and the file, `len` bytes when its
+/// reading began, grows past that within [`WRITING`] (`now` gives its length now). A logger
+/// writes a line in pieces, so a run that reads a live log ends in the middle of one.
+fn still_written(tail: &[u8], len: u64, now: impl Fn() -> Option<u64>) -> bool {
+    let line = tail.trim_ascii();
+    if line.is_empty()
+        || ndq_scan::Parser::new(ndq_scan::Scanner::scalar())
+            .parse(line)
+            .is_ok()
+    {
+        return false;
+    }
+    let start = Instant::now();
+    loop {
+        if now().is_some_and(|n| n > len) {
+            return true;
+        }
+        if start.elapsed() >= WRITING {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+}
+
+/// How long a last line that is not JSON may wait for the rest of it (see
+/// [`still_written`]): a file with such a last line that nobody writes costs this much.
+const WRITING: Duration = Duration::from_millis(50);
+
+/// Say that a file's last line, without its newline, was left out because the file grew
+/// while it was read: the line was still being written.
+fn being_written(name: &str) {
+    crate::messages::note(format_args!(
+        "{name}: its last line has no newline yet and the file grew while it was read: left \
+         out as a line still being written"
+    ));
+}
+
 /// The context of a write into a closed pipe (`ndq ... | head`): the counts of what was read
 /// until then, for its warning about bad lines. The error's chain still has the
 /// [`io::ErrorKind::BrokenPipe`] under it.
@@ -746,7 +784,24 @@ where
             let data = &map[..cut];
             let data = if start == 0 { strip_bom(data) } else { data };
             let base = start + (cut - data.len()) as u64;
-            let flow = self.block(data, Some(base), index, &input.name, line);
+            // The file's last line without its newline: evaluated after the rest, unless the
+            // file has grown by then (a line still being written, not a bad one).
+            let at_end = start + cut as u64 == len;
+            let (data, tail) = match memchr::memrchr(b'\n', data) {
+                _ if !at_end || data.ends_with(b"\n") => (data, &data[data.len()..]),
+                Some(i) => data.split_at(i + 1),
+                None => data.split_at(0),
+            };
+            let mut flow = self.block(data, Some(base), index, &input.name, line);
+            if !tail.is_empty() && matches!(flow, Ok(Flow::More)) {
+                flow = if still_written(tail, len, || file.metadata().ok().map(|m| m.len())) {
+                    self.progress.suspend(|| being_written(&input.name));
+                    Ok(Flow::More)
+                } else {
+                    let at = base + data.len() as u64;
+                    self.block(tail, Some(at), index, &input.name, line)
+                };
+            }
             // Unmapping tears down a page table entry per page. Done here, the workers would
             // wait for it; on the pool it overlaps the next window's chunks (so at most two
             // windows are mapped at once).
@@ -834,7 +889,8 @@ where
         let work = self.work();
         let target = self.opts.chunk_size.unwrap_or(usize::MAX);
         // Each file's chunk outputs, and what to say of it (compressed data under a plain name).
-        type Read = io::Result<(Vec<ChunkOut>, Option<String>)>;
+        // And whether its last line was left out, still being written.
+        type Read = io::Result<(Vec<ChunkOut>, Option<String>, bool)>;
         let outs: Vec<Read> = self.pool.install(|| {
             files
                 .par_iter()
@@ -842,7 +898,7 @@ where
                 .map(|(i, input)| {
                     let mut outs = Vec::new();
                     if stop.load(Ordering::Relaxed) < i {
-                        return Ok((outs, None));
+                        return Ok((outs, None, false));
                     }
                     let Source::Mapped(path) = &input.source else {
                         unreachable!("only regular files are read whole")
@@ -850,22 +906,43 @@ where
                     // Opened, read whole and closed: at most one small file open per worker.
                     let data = std::fs::read(path)?;
                     let warning = crate::input::misnamed(&input.name, &data);
-                    for c in chunk::split(strip_bom(&data), target) {
+                    let body = strip_bom(&data);
+                    // A last line without its newline last, unless the file has grown by
+                    // then (as for a mapped file).
+                    let (body, tail) = match memchr::memrchr(b'\n', body) {
+                        _ if body.ends_with(b"\n") => (body, &body[body.len()..]),
+                        Some(at) => body.split_at(at + 1),
+                        None => body.split_at(0),
+                    };
+                    let mut stopped = false;
+                    for c in chunk::split(body, target) {
                         outs.push(work.scan(c, i, &stop, None));
                         // A chunk of this file that stopped (its rows reached, a strict bad
                         // line) makes the rest of the file unnecessary too.
                         if stop.load(Ordering::Relaxed) <= i {
+                            stopped = true;
                             break;
                         }
                     }
-                    Ok((outs, warning))
+                    let mut left_out = false;
+                    if !tail.is_empty() && !stopped {
+                        let now = || std::fs::metadata(path).ok().map(|m| m.len());
+                        left_out = still_written(tail, data.len() as u64, now);
+                        if !left_out {
+                            outs.push(work.scan(tail, i, &stop, None));
+                        }
+                    }
+                    Ok((outs, warning, left_out))
                 })
                 .collect()
         });
         for (i, (input, outs)) in files.iter().zip(outs).enumerate() {
-            let (outs, warning) = outs.with_context(|| input.name.clone())?;
+            let (outs, warning, left_out) = outs.with_context(|| input.name.clone())?;
             if let Some(warning) = warning {
                 self.progress.suspend(|| crate::warning!("{warning}"));
+            }
+            if left_out {
+                self.progress.suspend(|| being_written(&input.name));
             }
             let mut line = 1;
             let flow = self.absorb(outs, None, first + i, &input.name, &mut line)?;

@@ -515,6 +515,108 @@ fn a_file_cut_short_while_read_is_an_error_not_a_crash() {
     assert!(msg.contains(&path.display().to_string()), "{msg}");
 }
 
+/// A step that, at its first line, finishes the file's last line (written without its
+/// newline) and appends another, as a logger does while ndq reads; a line that is not JSON
+/// is rejected.
+struct Growing {
+    path: PathBuf,
+    /// Shared by the steps of every worker: the file grows once.
+    grown: Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl chunk::LineStep for Growing {
+    fn step(&mut self, line: &[u8], _: &mut chunk::ChunkOut) -> Result<(), Rejection> {
+        if !self.grown.swap(true, Ordering::SeqCst) {
+            let mut f = std::fs::OpenOptions::new()
+                .append(true)
+                .open(&self.path)
+                .expect("open to append");
+            std::io::Write::write_all(&mut f, b"\"}\n{\"n\":-2}\n").expect("append");
+        }
+        serde_json::from_slice::<serde_json::Value>(line)
+            .map(drop)
+            .map_err(|e| Rejection::Serde(e.to_string()))
+    }
+}
+
+/// A last line without its newline in a file that grows while it is read is a line still
+/// being written: left out, not counted as malformed (a mapped file and a small one read
+/// whole); in a file that does not grow, it is read as any line.
+#[test]
+fn a_last_line_still_being_written_is_not_a_bad_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let good: Vec<u8> = (0..200)
+        .flat_map(|i| format!("{{\"n\":{i}}}\n").into_bytes())
+        .collect();
+    for (name, repeat) in [("small.ndjson", 1), ("large.ndjson", 20_000)] {
+        let mut data = good.repeat(repeat);
+        data.extend_from_slice(b"{\"n\":-1,\"m\":\"half");
+        let path = write(dir.path(), name, &data);
+        let opts = RunOptions {
+            threads: 2,
+            window: 1 << 20,
+            ..RunOptions::default()
+        };
+        let facts = QueryFacts {
+            mode: Mode::Lines,
+            limit: None,
+            offset: 0,
+            filter: None,
+            time: Default::default(),
+        };
+        let inputs = Inputs::open(std::slice::from_ref(&path)).expect("inputs open");
+        assert!(
+            (name == "small.ndjson") == (inputs.list[0].len < Some(SMALL_FILE)),
+            "{name}: the path under test"
+        );
+        let grown = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let make = || Growing {
+            path: path.clone(),
+            grown: grown.clone(),
+        };
+        let drove = drive(&opts, &facts, &make, &inputs, &mut Vec::new()).expect("run");
+        assert_eq!(drove.stats.malformed, 0, "{name}");
+        assert_eq!(drove.stats.lines, 200 * repeat as u64, "{name}");
+        // Read again, the file no longer grows: the finished line and the next are read.
+        let grown = Arc::new(std::sync::atomic::AtomicBool::new(true));
+        let make = || Growing {
+            path: path.clone(),
+            grown: grown.clone(),
+        };
+        let inputs = Inputs::open(std::slice::from_ref(&path)).expect("inputs open");
+        let drove = drive(&opts, &facts, &make, &inputs, &mut Vec::new()).expect("run");
+        assert_eq!(
+            (drove.stats.malformed, drove.stats.lines),
+            (0, 200 * repeat as u64 + 2),
+            "{name}"
+        );
+    }
+    // A file that does not grow: its last line without a newline is read (here, malformed).
+    let path = write(dir.path(), "still.ndjson", b"{\"n\":1}\n{\"n\":");
+    let grown = Arc::new(std::sync::atomic::AtomicBool::new(true));
+    let make = || Growing {
+        path: path.clone(),
+        grown: grown.clone(),
+    };
+    let facts = QueryFacts {
+        mode: Mode::Lines,
+        limit: None,
+        offset: 0,
+        filter: None,
+        time: Default::default(),
+    };
+    let inputs = Inputs::open(std::slice::from_ref(&path)).expect("inputs open");
+    let drove = drive(
+        &RunOptions::default(),
+        &facts,
+        &make,
+        &inputs,
+        &mut Vec::new(),
+    )
+    .unwrap();
+    assert_eq!((drove.stats.malformed, drove.stats.lines), (1, 2));
+}
+
 /// Windows are mapped with the huge-page advice (where the kernel has transparent huge pages),
 /// so that a file ndq reads into the page cache is cached in 2 MiB pages and later runs map it
 /// 2 MiB at a time: the flag shows in `/proc/self/smaps` as `hg`.
