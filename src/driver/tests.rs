@@ -63,6 +63,17 @@ fn write(dir: &Path, name: &str, data: &[u8]) -> PathBuf {
     path
 }
 
+/// The facts of a query that writes every line: no limit, no filter, no time range.
+fn every_line() -> QueryFacts<'static> {
+    QueryFacts {
+        mode: Mode::Lines,
+        limit: None,
+        offset: 0,
+        filter: None,
+        time: Default::default(),
+    }
+}
+
 /// 2000 lines: every 7th a hit, every 100th bad, blank and CRLF lines mixed in.
 fn lines() -> Vec<u8> {
     let mut data = Vec::new();
@@ -496,13 +507,7 @@ fn a_file_cut_short_while_read_is_an_error_not_a_crash() {
         prefilter: true,
         ..RunOptions::default()
     };
-    let facts = QueryFacts {
-        mode: Mode::Lines,
-        limit: None,
-        offset: 0,
-        filter: None,
-        time: Default::default(),
-    };
+    let facts = every_line();
     let inputs = Inputs::open(std::slice::from_ref(&path)).expect("inputs open");
     // The first window (under 1000 bytes) lies in the first page, which stays readable.
     let make = || Truncating {
@@ -557,13 +562,7 @@ fn a_last_line_still_being_written_is_not_a_bad_line() {
             window: 1 << 20,
             ..RunOptions::default()
         };
-        let facts = QueryFacts {
-            mode: Mode::Lines,
-            limit: None,
-            offset: 0,
-            filter: None,
-            time: Default::default(),
-        };
+        let facts = every_line();
         let inputs = Inputs::open(std::slice::from_ref(&path)).expect("inputs open");
         assert!(
             (name == "small.ndjson") == (inputs.list[0].len < Some(SMALL_FILE)),
@@ -598,13 +597,7 @@ fn a_last_line_still_being_written_is_not_a_bad_line() {
         path: path.clone(),
         grown: grown.clone(),
     };
-    let facts = QueryFacts {
-        mode: Mode::Lines,
-        limit: None,
-        offset: 0,
-        filter: None,
-        time: Default::default(),
-    };
+    let facts = every_line();
     let inputs = Inputs::open(std::slice::from_ref(&path)).expect("inputs open");
     let drove = drive(
         &RunOptions::default(),
