@@ -211,14 +211,16 @@ impl DecimalSum {
     }
 
     /// The sum as a float sum, for a total beyond a Decimal's range or mixed with floats:
-    /// exact but for the part below 1, which goes in as one rounded float.
+    /// exact but for the part below 1, which goes in as its nearest float.
     pub(crate) fn float_sum(&self) -> FloatSum {
         let mut all = self.clone();
         all.settle_run();
         let mut f = all.big;
         add_i128(&mut f, all.whole);
-        // Casts: |part| < 10^28, a quotient of two floats: off by an ulp at most.
-        f.add(all.part as f64 / 1e28);
+        // |part| < 10^28: a Decimal's mantissa, its nearest float (one rounding).
+        f.add(crate::value::dec_to_f64(Decimal::from_i128_with_scale(
+            all.part, 28,
+        )));
         f
     }
 }

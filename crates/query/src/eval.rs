@@ -16,7 +16,6 @@ use std::borrow::Cow;
 use ndq_scan::decimal_parts;
 use regex::Regex;
 use rust_decimal::Decimal;
-use rust_decimal::prelude::ToPrimitive;
 
 use crate::array::{Membership, Quantifier};
 use crate::doc::{Doc, View};
@@ -260,10 +259,7 @@ pub(crate) fn arith(op: BinOp, a: Num, b: Num) -> Option<Num> {
                 _ => x.checked_rem(y),
             };
             Num::from_parts(r, || {
-                float(
-                    x.to_f64().unwrap_or(f64::NAN),
-                    y.to_f64().unwrap_or(f64::NAN),
-                )
+                float(crate::value::dec_to_f64(x), crate::value::dec_to_f64(y))
             })
         }
         (a, b) => {

@@ -215,6 +215,35 @@ q!(
     [r#"{"v":-1e308}"#, r#"{"v":1e308}"#, r#"{"v":1e308}"#],
     "true|true"
 );
+// A decimal meets a float through its nearest float: no noise from the conversion.
+q!(
+    a_sum_with_a_float_in_it_has_no_conversion_noise,
+    "select sum(v), tostring(sum(v))",
+    [r#"{"v":1e-400}"#, r#"{"v":0.001}"#],
+    "0.001|0.001"
+);
+q!(
+    an_average_with_a_float_in_it_has_no_conversion_noise,
+    "select avg(x)",
+    [
+        r#"{"x":0.10000000000000000000000000000001}"#,
+        r#"{"x":1}"#,
+        r#"{"x":1}"#
+    ],
+    "0.7"
+);
+q!(
+    an_overflowing_quotient_is_the_nearest_float_of_the_exact_one,
+    "select 100.5 / -0.0000000000000000000000000001 = -1.005e30",
+    [r#"{}"#],
+    "true"
+);
+q!(
+    a_float_minus_zero_is_zero,
+    "select z * -1, -z, tostring(z / -2)",
+    [r#"{"z":1e-400}"#],
+    "0|0|0"
+);
 q!(
     an_average_within_range_of_a_sum_past_it,
     "select sum(v), avg(v) = 1.7e308",

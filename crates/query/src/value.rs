@@ -69,7 +69,7 @@ pub(crate) enum Num {
 impl Num {
     pub fn to_f64(self) -> f64 {
         match self {
-            Num::Dec(d) => d.to_f64().unwrap_or(f64::NAN),
+            Num::Dec(d) => dec_to_f64(d),
             Num::Float(f) => f,
         }
     }
@@ -139,11 +139,16 @@ fn dec_float(d: Decimal, f: f64) -> Ordering {
     }
     match Num::Float(f).as_decimal() {
         Some(e) => d.cmp(&e),
-        None => d
-            .to_f64()
-            .and_then(|x| x.partial_cmp(&f))
-            .unwrap_or(Ordering::Equal),
+        None => dec_to_f64(d).partial_cmp(&f).unwrap_or(Ordering::Equal),
     }
+}
+
+/// `d` as the nearest f64. rust_decimal's own conversion can be an ulp off (`0.123` became
+/// `0.12300000000000001`, and a sum with a float in it carried that noise): through the
+/// decimal's text instead, which Rust reads correctly rounded. Only where a decimal meets a
+/// float, never on the path of decimals alone.
+pub(crate) fn dec_to_f64(d: Decimal) -> f64 {
+    d.to_string().parse().unwrap_or(f64::NAN)
 }
 
 /// `-0` (which rust_decimal can produce, e.g. `-1 * 0`) as `0`, so it prints as `0`.
@@ -292,6 +297,8 @@ impl<'x> Val<'x> {
     pub fn number(n: Num) -> Val<'x> {
         match n {
             Num::Float(f) if !f.is_finite() => Val::Null,
+            // A float's `-0` (`1e-400 * -1`) is `0`, as a decimal's is.
+            Num::Float(0.0) => Val::Num(Num::Float(0.0), None),
             n => Val::Num(n, None),
         }
     }
