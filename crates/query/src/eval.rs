@@ -256,7 +256,7 @@ pub(crate) fn arith(op: BinOp, a: Num, b: Num) -> Option<Num> {
                     r
                 }),
                 BinOp::Div => x.checked_div(y).map(|d| d.normalize()),
-                _ => x.checked_rem(y),
+                _ => crate::rem::rem(x, y),
             };
             Num::from_parts(r, || {
                 float(crate::value::dec_to_f64(x), crate::value::dec_to_f64(y))

@@ -286,6 +286,7 @@ mod parse;
 mod plan;
 mod prefilter;
 mod range;
+mod rem;
 mod text;
 mod time;
 mod timefn;
