@@ -10,21 +10,24 @@
 
 use rust_decimal::Decimal;
 
-/// `x % y` (the sign of `x`); `None` when `y` is zero.
+/// `x % y` (the sign of `x`); `None` when `y` is zero. Written as rust_decimal writes the
+/// remainders it gets right: `0` when `|x|` is 0 or `|y|`, `x` itself when `|x| < |y|`, else
+/// at the larger scale (`12.0 % 2` is `0.0`); the tests hold the two to the same text.
 pub(crate) fn rem(x: Decimal, y: Decimal) -> Option<Decimal> {
     if y.is_zero() {
         return None;
     }
+    let (ax, ay) = (x.abs(), y.abs());
+    if x.is_zero() || ax == ay {
+        return Some(Decimal::ZERO);
+    }
+    if ax < ay {
+        return Some(x);
+    }
     let s = x.scale().max(y.scale());
     let a = Wide::from(x.mantissa().unsigned_abs()).times_ten_to(s - x.scale());
     let b = Wide::from(y.mantissa().unsigned_abs()).times_ten_to(s - y.scale());
-    let r = a.rem(&b);
-    let exact = r.to_decimal(s, x.is_sign_negative())?;
-    // rust_decimal's answer, when it is right, for the scale it writes (`12.0 % 2` is `0.0`).
-    match x.checked_rem(y) {
-        Some(theirs) if theirs == exact => Some(theirs),
-        _ => Some(exact),
-    }
+    a.rem(&b).to_decimal(s, x.is_sign_negative())
 }
 
 /// An unsigned integer of four 64-bit words, least significant first.
@@ -126,41 +129,38 @@ impl Wide {
         (Wide(q), rest as u64)
     }
 
-    /// `±self / 10^scale` as a Decimal: digits dropped (rounded half to even) while it needs
-    /// more than 96 bits or a scale past 28.
-    fn to_decimal(mut self, mut scale: u32, negative: bool) -> Option<Decimal> {
-        let mut dropped: Option<u64> = None;
-        let mut sticky = false;
-        loop {
-            while self.bits() > 96 || scale > 28 {
-                if let Some(d) = dropped {
-                    sticky |= d != 0;
-                }
-                let (q, d) = self.div_ten();
-                self = q;
-                dropped = Some(d);
-                scale = scale.checked_sub(1)?;
+    /// `±self / 10^scale` as a Decimal, with the fewest digits dropped (rounded half to
+    /// even, once) that leave it 96 bits. (The scale is at most 28, a Decimal's: the larger
+    /// of two Decimals'.)
+    fn to_decimal(self, scale: u32, negative: bool) -> Option<Decimal> {
+        for k in 0..=scale {
+            let (mut q, mut last, mut sticky) = (self, 0, false);
+            for _ in 0..k {
+                sticky |= last != 0;
+                (q, last) = q.div_ten();
             }
-            let Some(d) = dropped.take() else { break };
-            let odd = self.0[0] & 1 == 1;
-            if d > 5 || (d == 5 && (sticky || odd)) {
-                let mut carry = true;
-                for w in &mut self.0 {
-                    let (v, c) = w.overflowing_add(u64::from(carry));
-                    *w = v;
-                    carry = c;
-                }
+            if last > 5 || (last == 5 && (sticky || q.0[0] & 1 == 1)) {
+                q.add_one();
             }
-            sticky = false;
-            if self.bits() <= 96 {
-                break;
+            if q.bits() <= 96 {
+                let m = i128::try_from(q.low()).ok()?;
+                return Some(Decimal::from_i128_with_scale(
+                    if negative { -m } else { m },
+                    scale - k,
+                ));
             }
         }
-        let m = i128::try_from(self.low()).ok()?;
-        Some(Decimal::from_i128_with_scale(
-            if negative { -m } else { m },
-            scale,
-        ))
+        None
+    }
+
+    fn add_one(&mut self) {
+        for w in &mut self.0 {
+            let (v, carry) = w.overflowing_add(1);
+            *w = v;
+            if !carry {
+                return;
+            }
+        }
     }
 }
 
@@ -219,6 +219,24 @@ mod tests {
         assert_eq!(rem(d("1"), d("0")), None);
     }
 
+    /// The cases rust_decimal writes apart: a zero, an equal divisor, a larger one.
+    #[test]
+    fn written_as_rust_decimal_writes_them() {
+        for (x, y) in [
+            ("0.00", "5"),
+            ("5", "5.00"),
+            ("-5.0", "5"),
+            ("4", "100.5000"),
+            ("-64", "0.0001"),
+        ] {
+            assert_eq!(
+                rem(d(x), d(y)).map(|r| r.to_string()),
+                d(x).checked_rem(d(y)).map(|r| r.to_string()),
+                "{x} % {y}"
+            );
+        }
+    }
+
     proptest! {
         /// Against the definition, where rust_decimal computes it exactly: for operands
         /// small enough that `x - y * trunc(x / y)` is exact in i128 arithmetic.
@@ -236,6 +254,8 @@ mod tests {
             let ib = i128::from(b) * 10i128.pow(s - sb);
             let want = Decimal::from_i128_with_scale(ia % ib, s);
             prop_assert_eq!(rem(x, y), Some(want));
+            // Written as rust_decimal writes it, where it is right.
+            prop_assert_eq!(rem(x, y).map(|r| r.to_string()), x.checked_rem(y).map(|r| r.to_string()));
         }
 
         /// Any operands: the remainder is at most the divisor (below it but for a rounding
