@@ -154,12 +154,8 @@ pub fn run(config: &Config, follow: &Follow, plan: &Plan) -> Result<(), Failure>
                     // A last line whose newline has not come is read as it stands, as
                     // the same query without --follow reads it.
                     for tail in tails.iter_mut() {
-                        if !tail.pending.is_empty() {
-                            let mut last = std::mem::take(&mut tail.pending);
-                            last.push(b'\n');
-                            if !tail.feed(feed, &last)? {
-                                break;
-                            }
+                        if !tail.feed_pending(feed)? {
+                            break;
                         }
                     }
                 }
@@ -412,13 +408,9 @@ impl Tail {
                 }
                 // Another file by that name: what the old one held is read; a last line
                 // without its newline is complete now.
-                if !self.pending.is_empty() {
-                    let mut last = std::mem::take(&mut self.pending);
-                    last.push(b'\n');
-                    if !self.feed(feed, &last)? {
-                        polled.done = true;
-                        return Ok(polled);
-                    }
+                if !self.feed_pending(feed)? {
+                    polled.done = true;
+                    return Ok(polled);
                 }
                 let file = match File::open(&self.path) {
                     Ok(file) => file,
@@ -544,6 +536,17 @@ impl Tail {
     /// Evaluate complete lines; `false` when the query wants no more.
     fn feed(&mut self, feed: &mut dyn Feed, data: &[u8]) -> anyhow::Result<bool> {
         feed.block(data, self.index, &self.name, &mut self.line)
+    }
+
+    /// Evaluate the held start of a line as a whole line (its file was replaced, or ndq is
+    /// stopping); `false` when the query wants no more.
+    fn feed_pending(&mut self, feed: &mut dyn Feed) -> anyhow::Result<bool> {
+        if self.pending.is_empty() {
+            return Ok(true);
+        }
+        let mut last = std::mem::take(&mut self.pending);
+        last.push(b'\n');
+        self.feed(feed, &last)
     }
 }
 

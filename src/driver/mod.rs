@@ -460,6 +460,15 @@ where
     Ok(drove)
 }
 
+/// A file's end as its lines that end with a newline, and a last line without one (empty
+/// when there is none).
+fn unfinished_apart(data: &[u8]) -> (&[u8], &[u8]) {
+    if data.ends_with(b"\n") {
+        return (data, &data[data.len()..]);
+    }
+    data.split_at(memchr::memrchr(b'\n', data).map_or(0, |i| i + 1))
+}
+
 /// Whether a file's last line `tail`, without its newline, is still being written: it is not
 /// a JSON document (whole, it would be read as any line), and the file, `len` bytes when its
 /// reading began, grows past that within [`WRITING`] (`now` gives its length now). A logger
@@ -786,11 +795,10 @@ where
             let base = start + (cut - data.len()) as u64;
             // The file's last line without its newline: evaluated after the rest, unless the
             // file has grown by then (a line still being written, not a bad one).
-            let at_end = start + cut as u64 == len;
-            let (data, tail) = match memchr::memrchr(b'\n', data) {
-                _ if !at_end || data.ends_with(b"\n") => (data, &data[data.len()..]),
-                Some(i) => data.split_at(i + 1),
-                None => data.split_at(0),
+            let (data, tail) = if start + cut as u64 == len {
+                unfinished_apart(data)
+            } else {
+                (data, &data[data.len()..])
             };
             let mut flow = self.block(data, Some(base), index, &input.name, line);
             if !tail.is_empty() && matches!(flow, Ok(Flow::More)) {
@@ -909,11 +917,7 @@ where
                     let body = strip_bom(&data);
                     // A last line without its newline last, unless the file has grown by
                     // then (as for a mapped file).
-                    let (body, tail) = match memchr::memrchr(b'\n', body) {
-                        _ if body.ends_with(b"\n") => (body, &body[body.len()..]),
-                        Some(at) => body.split_at(at + 1),
-                        None => body.split_at(0),
-                    };
+                    let (body, tail) = unfinished_apart(body);
                     let mut stopped = false;
                     for c in chunk::split(body, target) {
                         outs.push(work.scan(c, i, &stop, None));
@@ -1460,24 +1464,21 @@ pub(crate) fn map_window(file: &File, offset: u64, len: usize) -> io::Result<Mma
         static ONCE: std::sync::Once = std::sync::Once::new();
         ONCE.call_once(|| {
             use std::io::IsTerminal as _;
-            macro_rules! cut {
-                () => {
-                    "ndq: error: an input file was cut short while it was read (truncated in \
-                     place, as by logrotate's copytruncate?); the results are incomplete\n"
-                };
-            }
+            const CUT: &str = "ndq: error: an input file was cut short while it was read \
+                               (truncated in place, as by logrotate's copytruncate?); the \
+                               results are incomplete\n";
             // After a progress bar's line, on a new one.
-            let message: &'static [u8] = if io::stderr().is_terminal() {
-                concat!("\n", cut!()).as_bytes()
-            } else {
-                cut!().as_bytes()
-            };
+            let newline = io::stderr().is_terminal();
             let on_fault = move || {
-                let _ = rustix::io::write(rustix::stdio::stderr(), message);
+                let stderr = rustix::stdio::stderr();
+                if newline {
+                    let _ = rustix::io::write(stderr, b"\n");
+                }
+                let _ = rustix::io::write(stderr, CUT.as_bytes());
                 signal_hook::low_level::exit(1);
             };
             // SAFETY: `register` wants a handler that is async-signal-safe: this one makes
-            // one `write(2)` of a static message and calls `_exit(2)`, both allowed in a
+            // `write(2)`s of static bytes and calls `_exit(2)`, all allowed in a
             // signal handler; it allocates nothing and takes no lock, and it never returns
             // (returning would run the faulting read again). The handler runs on the thread
             // whose read faulted.

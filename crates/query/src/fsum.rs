@@ -60,24 +60,19 @@ impl FloatSum {
         let (at, bit) = ((shift / 64) as usize, (shift % 64) as u32);
         let wide = u128::from(m) << bit;
         let parts = [wide as u64, (wide >> 64) as u64];
-        if bits >> 63 == 0 {
-            add_at(words, at, parts);
+        let op = if bits >> 63 == 0 {
+            u64::overflowing_add
         } else {
-            sub_at(words, at, parts);
-        }
+            u64::overflowing_sub
+        };
+        apply(words, at, &parts, op);
     }
 
     /// Add everything `other` holds (exactly).
     pub(crate) fn merge(&mut self, other: &FloatSum) {
         if let Some(theirs) = &other.words {
             let words = self.words.get_or_insert_with(|| Box::new([0; LIMBS]));
-            let mut carry = false;
-            for (w, &t) in words.iter_mut().zip(theirs.iter()) {
-                let (a, c1) = w.overflowing_add(t);
-                let (b, c2) = a.overflowing_add(u64::from(carry));
-                *w = b;
-                carry = c1 || c2;
-            }
+            apply(words, 0, &theirs[..], u64::overflowing_add);
         }
         self.special += other.special;
     }
@@ -119,38 +114,20 @@ impl FloatSum {
     }
 }
 
-/// Add the 128-bit `parts` at word `at`, the carry on up (it wraps at the top: two's
-/// complement).
-fn add_at(words: &mut [u64; LIMBS], at: usize, parts: [u64; 2]) {
+/// Add (or subtract, by `op`) the words `parts` at word `at`, the carry (or borrow) on up;
+/// it wraps at the top, two's complement.
+fn apply(words: &mut [u64; LIMBS], at: usize, parts: &[u64], op: fn(u64, u64) -> (u64, bool)) {
     let mut carry = false;
     for (i, w) in words.iter_mut().enumerate().skip(at) {
-        let add = match i - at {
-            0 => parts[0],
-            1 => parts[1],
-            _ if carry => 0,
-            _ => return,
+        let part = match parts.get(i - at) {
+            Some(&p) => p,
+            None if carry => 0,
+            None => return,
         };
-        let (a, c1) = w.overflowing_add(add);
-        let (b, c2) = a.overflowing_add(u64::from(carry));
+        let (a, c1) = op(*w, part);
+        let (b, c2) = op(a, u64::from(carry));
         *w = b;
         carry = c1 || c2;
-    }
-}
-
-/// Subtract the 128-bit `parts` at word `at`, the borrow on up.
-fn sub_at(words: &mut [u64; LIMBS], at: usize, parts: [u64; 2]) {
-    let mut borrow = false;
-    for (i, w) in words.iter_mut().enumerate().skip(at) {
-        let sub = match i - at {
-            0 => parts[0],
-            1 => parts[1],
-            _ if borrow => 0,
-            _ => return,
-        };
-        let (a, b1) = w.overflowing_sub(sub);
-        let (b, b2) = a.overflowing_sub(u64::from(borrow));
-        *w = b;
-        borrow = b1 || b2;
     }
 }
 
